@@ -1,0 +1,259 @@
+/* Legal play generation with the full rules: bar first, use both dice when
+ * possible (else the larger), four steps for doubles, bear-off restrictions. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "position.h"
+
+#define TABLE_SIZE 8192 /* power of two, > 2 * BG_MAX_MOVES */
+
+typedef struct {
+    bg_move *moves;
+    bg_board *results;
+    int max, n, overflow;
+    int best_score;             /* steps * 2 + (one step with the larger die) */
+    int larger_die;
+    uint64_t hashes[TABLE_SIZE];
+    int slots[TABLE_SIZE];      /* index+1 into results, 0 = empty */
+} gen_state;
+
+static int all_home(const bg_board b)
+{
+    for (int i = 6; i < 25; i++)
+        if (b[1][i])
+            return 0;
+    return 1;
+}
+
+static int highest_point(const bg_board b)
+{
+    for (int i = 24; i >= 0; i--)
+        if (b[1][i])
+            return i;
+    return -1;
+}
+
+/* The step's destination index, or BG_OFF for a bear-off; no legality check. */
+static int destination(int from, int die)
+{
+    return from - die < 0 ? BG_OFF : from - die;
+}
+
+static int step_legal(const bg_board b, int from, int die)
+{
+    if (!b[1][from])
+        return BG_ERR_NO_CHECKER;
+    if (from != BG_BAR && b[1][BG_BAR])
+        return BG_ERR_BAR_FIRST;
+    int to = from - die;
+    if (to >= 0)
+        return b[0][23 - to] >= 2 ? BG_ERR_BLOCKED : BG_OK;
+    if (!all_home(b))
+        return BG_ERR_BEAROFF;
+    if (to < -1 && highest_point(b) > from)
+        return BG_ERR_BEAROFF;
+    return BG_OK;
+}
+
+int movegen_step(bg_board b, int from, int die, int *hit)
+{
+    if (from < 0 || from > 24 || die < 1 || die > 6)
+        return BG_ERR_BAD_STEP;
+    int rc = step_legal(b, from, die);
+    if (rc != BG_OK)
+        return rc;
+    int to = destination(from, die);
+    b[1][from]--;
+    *hit = 0;
+    if (to >= 0) {
+        b[1][to]++;
+        if (b[0][23 - to] == 1) {
+            b[0][23 - to] = 0;
+            b[0][BG_BAR]++;
+            *hit = 1;
+        }
+    }
+    return BG_OK;
+}
+
+static uint64_t board_hash(const bg_board b)
+{
+    uint64_t h = 1469598103934665603ull;
+    const unsigned int *p = &b[0][0];
+    for (int i = 0; i < 50; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void table_clear(gen_state *st)
+{
+    memset(st->slots, 0, sizeof st->slots);
+    st->n = 0;
+}
+
+static void record(gen_state *st, const bg_board b, const bg_move *m, int score)
+{
+    if (score < st->best_score)
+        return;
+    if (score > st->best_score) {
+        st->best_score = score;
+        table_clear(st);
+    }
+    uint64_t h = board_hash(b);
+    unsigned int slot = (unsigned int)h & (TABLE_SIZE - 1);
+    while (st->slots[slot]) {
+        int k = st->slots[slot] - 1;
+        if (st->hashes[slot] == h && !memcmp(st->results[k], b, sizeof(bg_board)))
+            return;
+        slot = (slot + 1) & (TABLE_SIZE - 1);
+    }
+    if (st->n >= st->max) {
+        st->overflow = 1;
+        return;
+    }
+    st->hashes[slot] = h;
+    st->slots[slot] = st->n + 1;
+    memcpy(st->results[st->n], b, sizeof(bg_board));
+    st->moves[st->n] = *m;
+    st->n++;
+}
+
+/* Depth-first over the remaining dice. For doubles, sources never increase,
+ * which visits each set of steps once and still reaches every position. */
+static void search(gen_state *st, bg_board b, const int *dice, int n_dice,
+                   int depth, int max_from, bg_move *m)
+{
+    int moved = 0;
+    if (depth < n_dice) {
+        int die = dice[depth];
+        for (int from = max_from; from >= 0; from--) {
+            if (!b[1][from] || step_legal(b, from, die) != BG_OK)
+                continue;
+            int to = destination(from, die);
+            bg_board next;
+            memcpy(next, b, sizeof(bg_board));
+            int hit;
+            movegen_step(next, from, die, &hit);
+            m->from[depth] = (signed char)from;
+            m->to[depth] = (signed char)to;
+            m->hit[depth] = (unsigned char)hit;
+            m->n_steps = (unsigned char)(depth + 1);
+            int next_max = dice[0] == dice[1] ? from : 24;
+            search(st, next, dice, n_dice, depth + 1, next_max, m);
+            moved = 1;
+            if (b[1][BG_BAR] && from == BG_BAR)
+                break; /* entering: only the bar may move */
+        }
+    }
+    if (!moved) {
+        m->n_steps = (unsigned char)depth;
+        int score = depth * 2;
+        if (depth == 1 && dice[0] != dice[1] && dice[0] == st->larger_die)
+            score++;
+        record(st, b, m, score);
+    }
+}
+
+int movegen_generate(const bg_board b, int die1, int die2,
+                     bg_move *moves, bg_board *results, int max)
+{
+    gen_state *st = malloc(sizeof *st);
+    if (!st)
+        return -1;
+    st->moves = moves;
+    st->results = results;
+    st->max = max;
+    st->overflow = 0;
+    st->best_score = -1;
+    st->larger_die = die1 > die2 ? die1 : die2;
+    table_clear(st);
+
+    bg_board start;
+    memcpy(start, b, sizeof(bg_board));
+    bg_move m;
+    memset(&m, 0, sizeof m);
+    if (die1 == die2) {
+        int dice[4] = {die1, die1, die1, die1};
+        search(st, start, dice, 4, 0, 24, &m);
+    } else {
+        int order1[2] = {die1 > die2 ? die1 : die2, die1 > die2 ? die2 : die1};
+        int order2[2] = {order1[1], order1[0]};
+        search(st, start, order1, 2, 0, 24, &m);
+        search(st, start, order2, 2, 0, 24, &m);
+    }
+    int n = st->overflow ? -1 : st->n;
+    free(st);
+    return n;
+}
+
+int bg_legal_moves(const unsigned int *flat, int die1, int die2,
+                   bg_move *moves, unsigned int *results, int max)
+{
+    if (die1 < 1 || die1 > 6 || die2 < 1 || die2 > 6)
+        return -1;
+    bg_board b;
+    board_from_flat(flat, b);
+    return movegen_generate(b, die1, die2, moves, (bg_board *)results, max);
+}
+
+long long bg_count_moves(const unsigned int *boards, int n_boards,
+                         const int *dice, int n_rolls)
+{
+    bg_move *moves = malloc(sizeof(bg_move) * BG_MAX_MOVES);
+    bg_board *results = malloc(sizeof(bg_board) * BG_MAX_MOVES);
+    long long total = 0;
+    if (moves && results) {
+        for (int i = 0; i < n_boards; i++) {
+            bg_board b;
+            board_from_flat(boards + 50 * i, b);
+            for (int r = 0; r < n_rolls; r++) {
+                int n = movegen_generate(b, dice[2 * r], dice[2 * r + 1], moves, results, BG_MAX_MOVES);
+                total += n > 0 ? n : 0;
+            }
+        }
+    }
+    free(moves);
+    free(results);
+    return total;
+}
+
+int bg_apply_move(const unsigned int *flat, const bg_move *move, unsigned int *result)
+{
+    bg_board b;
+    board_from_flat(flat, b);
+    for (int i = 0; i < move->n_steps && i < 4; i++) {
+        int from = move->from[i], to = move->to[i];
+        if (from < 0 || from > 24 || to < -1 || to >= from)
+            return BG_ERR_BAD_STEP;
+        /* a bear-off step may use any die that reaches off, the smallest first */
+        int die = to >= 0 ? from - to : from + 1;
+        if (to < 0 && step_legal(b, from, die) != BG_OK)
+            for (int d = die + 1; d <= 6; d++)
+                if (step_legal(b, from, d) == BG_OK) {
+                    die = d;
+                    break;
+                }
+        if (die > 6) {
+            /* a merged chain such as 24/13: move it directly, checking the landing */
+            if (!b[1][from]) return BG_ERR_NO_CHECKER;
+            if (from != BG_BAR && b[1][BG_BAR]) return BG_ERR_BAR_FIRST;
+            b[1][from]--;
+            if (to < 0)
+                continue;
+            if (b[0][23 - to] >= 2) return BG_ERR_BLOCKED;
+            b[1][to]++;
+            if (b[0][23 - to] == 1) {
+                b[0][23 - to] = 0;
+                b[0][BG_BAR]++;
+            }
+            continue;
+        }
+        int hit, rc = movegen_step(b, from, die, &hit);
+        if (rc != BG_OK)
+            return rc;
+    }
+    board_to_flat(b, result);
+    return BG_OK;
+}

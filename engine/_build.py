@@ -1,0 +1,43 @@
+"""cffi builder: compiles every csrc/*.c into engine._core (API mode, out of line).
+
+The declarations cffi sees are csrc/api.h with preprocessor lines removed.
+FIBSBOT_NATIVE=1 adds -march=native; FIBSBOT_SANITIZE=1 builds with ASan/UBSan.
+"""
+import os
+import pathlib
+
+from cffi import FFI
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CSRC = ROOT / "csrc"
+
+
+def _cdef_text() -> str:
+    lines = (CSRC / "api.h").read_text().splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+
+
+def _compile_args() -> list[str]:
+    args = ["-std=c11", "-O3", "-fno-strict-aliasing", "-ffp-contract=off", "-pthread"]
+    if os.environ.get("FIBSBOT_NATIVE") == "1":
+        args.append("-march=native")
+    if os.environ.get("FIBSBOT_SANITIZE") == "1":
+        args += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1"]
+    return args
+
+
+ffi = FFI()
+ffi.cdef(_cdef_text())
+ffi.set_source(
+    "engine._core",
+    '#include "api.h"',
+    sources=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.c"))],
+    include_dirs=[str(CSRC.relative_to(ROOT))],
+    extra_compile_args=_compile_args(),
+    extra_link_args=["-pthread"] + (["-fsanitize=address,undefined"] if os.environ.get("FIBSBOT_SANITIZE") == "1" else []),
+    libraries=["m"],
+)
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    ffi.compile(verbose=True)
