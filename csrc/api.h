@@ -3,11 +3,11 @@
 #ifndef BG_API_H
 #define BG_API_H
 
-/* One play: up to four checker steps, from/to in the mover's 0-based indices
+/* One play: up to four checker steps, src/dst in the mover's 0-based indices
  * (24 = bar, -1 = off); hit[i] is 1 when step i hit a blot. */
 typedef struct {
-    signed char from[4];
-    signed char to[4];
+    signed char src[4];
+    signed char dst[4];
     unsigned char hit[4];
     unsigned char n_steps;
 } bg_move;

@@ -136,8 +136,8 @@ static void search(gen_state *st, bg_board b, const int *dice, int n_dice,
             memcpy(next, b, sizeof(bg_board));
             int hit;
             movegen_step(next, from, die, &hit);
-            m->from[depth] = (signed char)from;
-            m->to[depth] = (signed char)to;
+            m->src[depth] = (signed char)from;
+            m->dst[depth] = (signed char)to;
             m->hit[depth] = (unsigned char)hit;
             m->n_steps = (unsigned char)(depth + 1);
             int next_max = dice[0] == dice[1] ? from : 24;
@@ -224,7 +224,7 @@ int bg_apply_move(const unsigned int *flat, const bg_move *move, unsigned int *r
     bg_board b;
     board_from_flat(flat, b);
     for (int i = 0; i < move->n_steps && i < 4; i++) {
-        int from = move->from[i], to = move->to[i];
+        int from = move->src[i], to = move->dst[i];
         if (from < 0 || from > 24 || to < -1 || to >= from)
             return BG_ERR_BAD_STEP;
         /* a bear-off step may use any die that reaches off, the smallest first */

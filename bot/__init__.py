@@ -1,0 +1,1 @@
+"""fibsbot's FIBS side: protocol parsing, session, player, server and tournaments."""

@@ -1,0 +1,36 @@
+/* 0-ply evaluation (gnubg-engine-spec section 5): classification, the class
+ * evaluators, the race-backgammon override and the sanity check, plus a
+ * thread-safe position cache. n-ply search builds on bg_eval0. */
+#ifndef BG_EVAL_H
+#define BG_EVAL_H
+
+#include "bearoff.h"
+#include "inputs.h"
+#include "nnet.h"
+#include "types.h"
+
+/* The engine context: immutable after bg_engine_load, shared by threads. */
+struct bg_engine {
+    bg_netset nets;
+    bg_bearoff_os os;
+    bg_bearoff_ts ts;
+    bg_escape_tables esc;
+    bg_forward_fn forward;
+};
+
+/* gnubg's position class of b (standard variant, no hypergammon, no large
+ * bearoff databases). */
+int bg_classify_board(const bg_board b);
+
+/* 0-ply cubeless outputs of b for the side on roll; returns the class. */
+int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5]);
+
+/* Same, through a cache (cache may be NULL). */
+struct bg_cache;
+int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,
+                    float out[5]);
+
+/* The sanity check (spec 6.5) on net outputs; needs the one-sided db. */
+void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5]);
+
+#endif

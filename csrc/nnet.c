@@ -1,0 +1,682 @@
+/* Weights loading (gnubg.weights text / gnubg.wd binary) and the forward pass. */
+#include "nnet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datafile.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define BG_X86 1
+#include <immintrin.h>
+#endif
+
+/* ---- sigmoid ---------------------------------------------------------- */
+
+/* e[k] = float(exp(k/10)/10) for k = 0..99; e[100] repeats e[99]. */
+const float bg_sigmoid_exp_table[101] = {
+    0x1.99999a0000000p-4f, 0x1.c4ad920000000p-4f, 0x1.f4495c0000000p-4f, 0x1.14737a0000000p-3f,
+    0x1.3186940000000p-3f, 0x1.51a87a0000000p-3f, 0x1.752b800000000p-3f, 0x1.9c6aa40000000p-3f,
+    0x1.c7ca700000000p-3f, 0x1.f7ba0a0000000p-3f, 0x1.165a200000000p-2f, 0x1.33a0680000000p-2f,
+    0x1.53fae00000000p-2f, 0x1.77bc6a0000000p-2f, 0x1.9f40a20000000p-2f, 0x1.caecca0000000p-2f,
+    0x1.fb30c60000000p-2f, 0x1.1844200000000p-1f, 0x1.35bdf00000000p-1f, 0x1.56515c0000000p-1f,
+    0x1.7a51d60000000p-1f, 0x1.a21ba00000000p-1f, 0x1.ce14a80000000p-1f, 0x1.fead9a0000000p-1f,
+    0x1.1a317e0000000p+0f, 0x1.37df320000000p+0f, 0x1.58abf40000000p+0f, 0x1.7cebd00000000p+0f,
+    0x1.a4fba40000000p+0f, 0x1.d142140000000p+0f, 0x1.01184a0000000p+1f, 0x1.1c22400000000p+1f,
+    0x1.3a04320000000p+1f, 0x1.5b0ab20000000p+1f, 0x1.7f8a5c0000000p+1f, 0x1.a7e0b60000000p+1f,
+    0x1.d475180000000p+1f, 0x1.02dcde0000000p+2f, 0x1.1e166c0000000p+2f, 0x1.3c2cf80000000p+2f,
+    0x1.5d6d9c0000000p+2f, 0x1.822d860000000p+2f, 0x1.aacae20000000p+2f, 0x1.d7adbe0000000p+2f,
+    0x1.04a48e0000000p+3f, 0x1.200e080000000p+3f, 0x1.3e598e0000000p+3f, 0x1.5fd4ba0000000p+3f,
+    0x1.84d5560000000p+3f, 0x1.adba300000000p+3f, 0x1.daec100000000p+3f, 0x1.066f600000000p+4f,
+    0x1.22091c0000000p+4f, 0x1.4089f60000000p+4f, 0x1.6240120000000p+4f, 0x1.8781d00000000p+4f,
+    0x1.b0aea80000000p+4f, 0x1.de30160000000p+4f, 0x1.083d5a0000000p+5f, 0x1.2407ac0000000p+5f,
+    0x1.42be380000000p+5f, 0x1.64afac0000000p+5f, 0x1.8a33000000000p+5f, 0x1.b3a8540000000p+5f,
+    0x1.e179de0000000p+5f, 0x1.0a0e800000000p+6f, 0x1.2609c00000000p+6f, 0x1.44f65c0000000p+6f,
+    0x1.6723900000000p+6f, 0x1.8ce8ee0000000p+6f, 0x1.b6a73c0000000p+6f, 0x1.e4c96e0000000p+6f,
+    0x1.0be2da0000000p+7f, 0x1.280f5c0000000p+7f, 0x1.4732680000000p+7f, 0x1.699bc60000000p+7f,
+    0x1.8fa3a20000000p+7f, 0x1.b9ab6a0000000p+7f, 0x1.e81ed20000000p+7f, 0x1.0dba6e0000000p+8f,
+    0x1.2a18860000000p+8f, 0x1.4972620000000p+8f, 0x1.6c18540000000p+8f, 0x1.9263220000000p+8f,
+    0x1.bcb4e80000000p+8f, 0x1.eb7a160000000p+8f, 0x1.0f953e0000000p+9f, 0x1.2c25460000000p+9f,
+    0x1.4bb6520000000p+9f, 0x1.6e99420000000p+9f, 0x1.95277a0000000p+9f, 0x1.bfc3c00000000p+9f,
+    0x1.eedb400000000p+9f, 0x1.1173520000000p+10f, 0x1.2e35a20000000p+10f, 0x1.4dfe400000000p+10f,
+    0x1.711e9a0000000p+10f, 0x1.97f0b00000000p+10f, 0x1.c2d7f80000000p+10f, 0x1.f2425e0000000p+10f,
+    0x1.f2425e0000000p+10f,};
+
+#define SIG_HIGH (1.0f / 19931.370438230298f)
+#define SIG_LOW (19930.370438230298f / 19931.370438230298f)
+
+float bg_sigmoid(float z)
+{
+    const float *e = bg_sigmoid_exp_table;
+    if (z >= 0.0f) {
+        if (z >= 10.0f)
+            return SIG_HIGH;
+        float x1 = 10.0f * z;
+        int i = (int)x1;
+        return 1.0f / (1.0f + e[i] * ((float)(10 - i) + x1));
+    }
+    if (z <= -10.0f)
+        return SIG_LOW;
+    float x1 = -10.0f * z;
+    int i = (int)x1;
+    return 1.0f - 1.0f / (1.0f + e[i] * ((float)(10 - i) + x1));
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static const int net_dims[BG_NET_COUNT][3] = {
+    {250, 128, 5}, {214, 128, 5}, {250, 128, 5}, {200, 16, 5}, {200, 16, 5}, {200, 8, 5},
+};
+static const char *const net_names[BG_NET_COUNT] = {
+    "contact", "race", "crashed", "prune contact", "prune crashed", "prune race",
+};
+
+static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/* Carves every array out of one 32-byte aligned block. */
+static int netset_alloc(bg_netset *set)
+{
+    size_t total = 0;
+    for (int k = 0; k < BG_NET_COUNT; k++) {
+        size_t in = (size_t)net_dims[k][0], hid = (size_t)net_dims[k][1];
+        total += round8(in * hid) + hid * BG_NET_OUT_LANES + round8(hid);
+    }
+    float *p = aligned_alloc(32, total * sizeof(float));
+    if (!p)
+        return -1;
+    memset(p, 0, total * sizeof(float));
+    set->block = p;
+    for (int k = 0; k < BG_NET_COUNT; k++) {
+        bg_net *n = &set->net[k];
+        n->n_in = net_dims[k][0];
+        n->n_hidden = net_dims[k][1];
+        n->n_out = net_dims[k][2];
+        n->w_hidden = p;
+        p += round8((size_t)n->n_in * n->n_hidden);
+        n->w_out_t = p;
+        p += (size_t)n->n_hidden * BG_NET_OUT_LANES;
+        n->th_hidden = p;
+        p += round8((size_t)n->n_hidden);
+        memset(n->th_out, 0, sizeof n->th_out);
+    }
+    return 0;
+}
+
+void bg_netset_free(bg_netset *set)
+{
+    if (!set)
+        return;
+    free(set->block);
+    memset(set, 0, sizeof *set);
+}
+
+/* Stores value v of net k at file position pos (the file's float order:
+ * hidden weights input-major, output weights output-major, hidden
+ * thresholds, output thresholds). */
+static void net_store(bg_net *n, size_t pos, float v)
+{
+    size_t nw = (size_t)n->n_in * n->n_hidden;
+    size_t nv = (size_t)n->n_out * n->n_hidden;
+    if (pos < nw) {
+        n->w_hidden[pos] = v;
+        return;
+    }
+    pos -= nw;
+    if (pos < nv) {
+        size_t o = pos / (size_t)n->n_hidden, h = pos % (size_t)n->n_hidden;
+        n->w_out_t[h * BG_NET_OUT_LANES + o] = v;
+        return;
+    }
+    pos -= nv;
+    if (pos < (size_t)n->n_hidden) {
+        n->th_hidden[pos] = v;
+        return;
+    }
+    pos -= (size_t)n->n_hidden;
+    n->th_out[pos] = v;
+}
+
+static size_t net_floats(const bg_net *n)
+{
+    return (size_t)n->n_in * n->n_hidden + (size_t)n->n_out * n->n_hidden + (size_t)n->n_hidden +
+           (size_t)n->n_out;
+}
+
+static uint64_t digest_u32(uint64_t h, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    return bg_fnv1a(h, b, 4);
+}
+
+static uint64_t digest_f32(uint64_t h, float f)
+{
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    return digest_u32(h, v);
+}
+
+static uint64_t digest_header(uint64_t h, const bg_net *n)
+{
+    h = digest_u32(h, (uint32_t)n->n_in);
+    h = digest_u32(h, (uint32_t)n->n_hidden);
+    h = digest_u32(h, (uint32_t)n->n_out);
+    h = digest_f32(h, n->beta_hidden);
+    return digest_f32(h, n->beta_output);
+}
+
+static int check_header(const char *path, int k, long in, long hid, long out, float bh, float bo,
+                        char *err, int errlen)
+{
+    if (in != net_dims[k][0] || hid != net_dims[k][1] || out != net_dims[k][2]) {
+        bg_file_error(err, errlen, path,
+                      "net %d (%s) has dimensions %ld x %ld x %ld, expected %d x %d x %d", k + 1,
+                      net_names[k], in, hid, out, net_dims[k][0], net_dims[k][1], net_dims[k][2]);
+        return -1;
+    }
+    if (!(isfinite(bh) && isfinite(bo) && bh > 0.0f && bo > 0.0f)) {
+        bg_file_error(err, errlen, path, "net %d (%s) has invalid beta values", k + 1, net_names[k]);
+        return -1;
+    }
+    return 0;
+}
+
+/* -- binary gnubg.wd -- */
+
+static const unsigned char wd_magic[4] = {0x69, 0x30, 0xec, 0x43};   /* 472.3782f */
+static const unsigned char wd_v101[4] = {0xae, 0x47, 0x81, 0x3f};    /* 1.01f */
+static const unsigned char wd_v100[4] = {0x00, 0x00, 0x80, 0x3f};    /* 1.00f */
+
+static uint32_t rd_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float rd_f32(const unsigned char *p)
+{
+    uint32_t v = rd_u32(p);
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static int load_binary(bg_netset *set, const char *path, const unsigned char *buf, size_t len,
+                       char *err, int errlen)
+{
+    if (len < 8) {
+        bg_file_error(err, errlen, path, "truncated: %zu bytes, no complete header", len);
+        return -1;
+    }
+    if (memcmp(buf + 4, wd_v100, 4) == 0) {
+        bg_file_error(err, errlen, path,
+                      "weights version 1.00 (gnubg 1.07 and older) is not supported; need 1.01");
+        return -1;
+    }
+    if (memcmp(buf + 4, wd_v101, 4) != 0) {
+        bg_file_error(err, errlen, path, "unsupported binary weights version %g (need 1.01)",
+                      (double)rd_f32(buf + 4));
+        return -1;
+    }
+    size_t pos = 8;
+    uint64_t h = BG_FNV_OFFSET;
+    for (int k = 0; k < BG_NET_COUNT; k++) {
+        bg_net *n = &set->net[k];
+        if (len - pos < 24) {
+            bg_file_error(err, errlen, path, "truncated in the header of net %d (%s) at byte %zu",
+                          k + 1, net_names[k], pos);
+            return -1;
+        }
+        long in = (int32_t)rd_u32(buf + pos), hid = (int32_t)rd_u32(buf + pos + 4),
+             out = (int32_t)rd_u32(buf + pos + 8);
+        float bh = rd_f32(buf + pos + 16), bo = rd_f32(buf + pos + 20);
+        if (check_header(path, k, in, hid, out, bh, bo, err, errlen))
+            return -1;
+        n->beta_hidden = bh;
+        n->beta_output = bo;
+        h = digest_header(h, n);
+        pos += 24;
+        size_t cnt = net_floats(n);
+        if ((len - pos) / 4 < cnt) {
+            bg_file_error(err, errlen, path,
+                          "truncated in net %d (%s): need %zu more bytes, have %zu", k + 1,
+                          net_names[k], cnt * 4, len - pos);
+            return -1;
+        }
+        for (size_t i = 0; i < cnt; i++, pos += 4) {
+            float v = rd_f32(buf + pos);
+            if (!isfinite(v)) {
+                bg_file_error(err, errlen, path,
+                              "net %d (%s): value %zu is not a finite number (byte %zu)", k + 1,
+                              net_names[k], i, pos);
+                return -1;
+            }
+            net_store(n, i, v);
+            h = digest_f32(h, v);
+        }
+    }
+    if (pos != len) {
+        bg_file_error(err, errlen, path, "%zu unexpected trailing bytes after the last net",
+                      len - pos);
+        return -1;
+    }
+    set->digest = h;
+    return 0;
+}
+
+/* -- text gnubg.weights -- */
+
+typedef struct {
+    const char *p, *end;
+    int line;
+} cursor;
+
+static void skip_space(cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n')) {
+        if (*c->p == '\n')
+            c->line++;
+        c->p++;
+    }
+}
+
+/* Parses one decimal number (locale independent). Returns 0 or -1. */
+static int parse_number(cursor *c, double *out)
+{
+    skip_space(c);
+    const char *p = c->p;
+    int neg = 0;
+    if (p < c->end && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    uint64_t mant = 0;
+    int digits = 0, exp10 = 0, sig = 0;
+    while (p < c->end && *p >= '0' && *p <= '9') {
+        if (sig < 18) {
+            mant = mant * 10 + (uint64_t)(*p - '0');
+            if (mant)
+                sig++;
+        } else {
+            exp10++;
+        }
+        p++;
+        digits++;
+    }
+    if (p < c->end && *p == '.') {
+        p++;
+        while (p < c->end && *p >= '0' && *p <= '9') {
+            if (sig < 18) {
+                mant = mant * 10 + (uint64_t)(*p - '0');
+                if (mant)
+                    sig++;
+                exp10--;
+            }
+            p++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return -1;
+    if (p < c->end && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1;
+        int eneg = 0, e = 0, ed = 0;
+        if (q < c->end && (*q == '-' || *q == '+'))
+            eneg = *q++ == '-';
+        while (q < c->end && *q >= '0' && *q <= '9') {
+            if (e < 10000)
+                e = e * 10 + (*q - '0');
+            q++;
+            ed++;
+        }
+        if (!ed)
+            return -1;
+        exp10 += eneg ? -e : e;
+        p = q;
+    }
+    if (p < c->end && !(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        return -1;
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double v;
+    if (mant < (1ULL << 53) && exp10 >= -22 && exp10 <= 22)
+        v = exp10 < 0 ? (double)mant / pow10[-exp10] : (double)mant * pow10[exp10];
+    else
+        v = (double)mant * pow(10.0, exp10);
+    *out = neg ? -v : v;
+    c->p = p;
+    return 0;
+}
+
+static int load_text(bg_netset *set, const char *path, const unsigned char *buf, size_t len,
+                     char *err, int errlen)
+{
+    cursor c = {(const char *)buf, (const char *)buf + len, 1};
+    const char *hdr = "GNU Backgammon ";
+    c.p += strlen(hdr);
+    const char *eol = memchr(c.p, '\n', (size_t)(c.end - c.p));
+    if (!eol)
+        eol = c.end;
+    size_t vlen = (size_t)(eol - c.p);
+    while (vlen && (c.p[vlen - 1] == '\r' || c.p[vlen - 1] == ' '))
+        vlen--;
+    if (!(vlen == 4 && memcmp(c.p, "1.01", 4) == 0)) {
+        if (vlen == 4 && memcmp(c.p, "1.00", 4) == 0)
+            bg_file_error(err, errlen, path,
+                          "weights version 1.00 (gnubg 1.07 and older) is not supported; need 1.01");
+        else
+            bg_file_error(err, errlen, path, "unsupported weights version '%.*s' (need 1.01)",
+                          (int)(vlen > 20 ? 20 : vlen), c.p);
+        return -1;
+    }
+    c.p = eol;
+    uint64_t h = BG_FNV_OFFSET;
+    for (int k = 0; k < BG_NET_COUNT; k++) {
+        bg_net *n = &set->net[k];
+        double f[6];
+        for (int t = 0; t < 6; t++) {
+            if (parse_number(&c, &f[t])) {
+                bg_file_error(err, errlen, path, "line %d: %s in the header of net %d (%s)",
+                              c.line, c.p >= c.end ? "unexpected end of file" : "bad number",
+                              k + 1, net_names[k]);
+                return -1;
+            }
+        }
+        for (int t = 0; t < 3; t++) {
+            if (f[t] != floor(f[t]) || f[t] < 0 || f[t] > 100000) {
+                bg_file_error(err, errlen, path, "line %d: bad net %d (%s) header", c.line, k + 1,
+                              net_names[k]);
+                return -1;
+            }
+        }
+        if (check_header(path, k, (long)f[0], (long)f[1], (long)f[2], (float)f[4], (float)f[5],
+                         err, errlen))
+            return -1;
+        n->beta_hidden = (float)f[4];
+        n->beta_output = (float)f[5];
+        h = digest_header(h, n);
+        size_t cnt = net_floats(n);
+        for (size_t i = 0; i < cnt; i++) {
+            double d;
+            if (parse_number(&c, &d)) {
+                bg_file_error(err, errlen, path, "line %d: %s in net %d (%s), value %zu of %zu",
+                              c.line, c.p >= c.end ? "unexpected end of file (truncated)" : "bad number",
+                              k + 1, net_names[k], i, cnt);
+                return -1;
+            }
+            float v = (float)d;
+            if (!isfinite(v)) {
+                bg_file_error(err, errlen, path, "line %d: value out of range in net %d (%s)",
+                              c.line, k + 1, net_names[k]);
+                return -1;
+            }
+            net_store(n, i, v);
+            h = digest_f32(h, v);
+        }
+    }
+    skip_space(&c);
+    if (c.p != c.end) {
+        bg_file_error(err, errlen, path, "line %d: unexpected text after the last net", c.line);
+        return -1;
+    }
+    set->digest = h;
+    return 0;
+}
+
+int bg_netset_load(bg_netset *set, const char *path, char *err, int errlen)
+{
+    memset(set, 0, sizeof *set);
+    unsigned char *buf;
+    size_t len;
+    if (bg_read_file(path, &buf, &len, err, errlen))
+        return -1;
+    int rc;
+    if (netset_alloc(set)) {
+        bg_file_error(err, errlen, path, "out of memory");
+        rc = -1;
+    } else if (len >= 4 && memcmp(buf, wd_magic, 4) == 0) {
+        rc = load_binary(set, path, buf, len, err, errlen);
+    } else if (len >= 15 && memcmp(buf, "GNU Backgammon ", 15) == 0) {
+        rc = load_text(set, path, buf, len, err, errlen);
+    } else if (len == 0) {
+        bg_file_error(err, errlen, path, "file is empty");
+        rc = -1;
+    } else {
+        bg_file_error(err, errlen, path,
+                      "not a gnubg weights file (no binary magic, no 'GNU Backgammon' header)");
+        rc = -1;
+    }
+    free(buf);
+    if (rc)
+        bg_netset_free(set);
+    return rc;
+}
+
+/* ---- forward pass ----------------------------------------------------- */
+
+static void output_layer_generic(const bg_net *net, const float *h, float *out)
+{
+    float r[BG_NET_OUT_LANES];
+    for (int o = 0; o < net->n_out; o++)
+        r[o] = net->th_out[o];
+    for (int k = 0; k < net->n_hidden; k++) {
+        const float *v = net->w_out_t + (size_t)k * BG_NET_OUT_LANES;
+        for (int o = 0; o < net->n_out; o++)
+            r[o] = r[o] + h[k] * v[o];
+    }
+    float nb = -net->beta_output;
+    for (int o = 0; o < net->n_out; o++)
+        out[o] = bg_sigmoid(nb * r[o]);
+}
+
+void bg_forward_generic(const bg_net *net, const float *in, float *out)
+{
+    const int nh = net->n_hidden;
+    float acc[BG_NET_MAX_HIDDEN];
+    memcpy(acc, net->th_hidden, (size_t)nh * sizeof(float));
+    for (int i = 0; i < net->n_in; i++) {
+        float x = in[i];
+        if (x == 0.0f)
+            continue;
+        const float *row = net->w_hidden + (size_t)i * nh;
+        if (x == 1.0f) {
+            for (int k = 0; k < nh; k++)
+                acc[k] += row[k];
+        } else {
+            for (int k = 0; k < nh; k++)
+                acc[k] += row[k] * x;
+        }
+    }
+    float nb = -net->beta_hidden;
+    for (int k = 0; k < nh; k++)
+        acc[k] = bg_sigmoid(nb * acc[k]);
+    output_layer_generic(net, acc, out);
+}
+
+#ifdef BG_X86
+
+/* Collects the non-zero inputs (index order preserved). */
+static int nonzero_inputs(const float *in, int n, int *idx, float *val)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (in[i] != 0.0f) {
+            idx[m] = i;
+            val[m] = in[i];
+            m++;
+        }
+    }
+    return m;
+}
+
+/* SSE2 (baseline x86-64): 4 hidden units per vector, blocks of 32 units. */
+static void forward_sse2(const bg_net *net, const float *in, float *out)
+{
+    const int nh = net->n_hidden;
+    int idx[BG_NET_MAX_INPUTS];
+    float val[BG_NET_MAX_INPUTS];
+    int m = nonzero_inputs(in, net->n_in, idx, val);
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(16)));
+    for (int base = 0; base < nh; base += 32) {
+        int nv = (nh - base) / 4;
+        if (nv > 8)
+            nv = 8;
+        const float *th = net->th_hidden + base;
+        if (nv == 8) {
+            __m128 a0 = _mm_load_ps(th), a1 = _mm_load_ps(th + 4), a2 = _mm_load_ps(th + 8),
+                   a3 = _mm_load_ps(th + 12), a4 = _mm_load_ps(th + 16), a5 = _mm_load_ps(th + 20),
+                   a6 = _mm_load_ps(th + 24), a7 = _mm_load_ps(th + 28);
+            for (int t = 0; t < m; t++) {
+                const float *w = net->w_hidden + (size_t)idx[t] * nh + base;
+                __m128 x = _mm_set1_ps(val[t]);
+                a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_load_ps(w), x));
+                a1 = _mm_add_ps(a1, _mm_mul_ps(_mm_load_ps(w + 4), x));
+                a2 = _mm_add_ps(a2, _mm_mul_ps(_mm_load_ps(w + 8), x));
+                a3 = _mm_add_ps(a3, _mm_mul_ps(_mm_load_ps(w + 12), x));
+                a4 = _mm_add_ps(a4, _mm_mul_ps(_mm_load_ps(w + 16), x));
+                a5 = _mm_add_ps(a5, _mm_mul_ps(_mm_load_ps(w + 20), x));
+                a6 = _mm_add_ps(a6, _mm_mul_ps(_mm_load_ps(w + 24), x));
+                a7 = _mm_add_ps(a7, _mm_mul_ps(_mm_load_ps(w + 28), x));
+            }
+            _mm_store_ps(h + base, a0);
+            _mm_store_ps(h + base + 4, a1);
+            _mm_store_ps(h + base + 8, a2);
+            _mm_store_ps(h + base + 12, a3);
+            _mm_store_ps(h + base + 16, a4);
+            _mm_store_ps(h + base + 20, a5);
+            _mm_store_ps(h + base + 24, a6);
+            _mm_store_ps(h + base + 28, a7);
+        } else {
+            __m128 a[8];
+            for (int v = 0; v < nv; v++)
+                a[v] = _mm_load_ps(th + 4 * v);
+            for (int t = 0; t < m; t++) {
+                const float *w = net->w_hidden + (size_t)idx[t] * nh + base;
+                __m128 x = _mm_set1_ps(val[t]);
+                for (int v = 0; v < nv; v++)
+                    a[v] = _mm_add_ps(a[v], _mm_mul_ps(_mm_load_ps(w + 4 * v), x));
+            }
+            for (int v = 0; v < nv; v++)
+                _mm_store_ps(h + base + 4 * v, a[v]);
+        }
+    }
+    float nb = -net->beta_hidden;
+    for (int k = 0; k < nh; k++)
+        h[k] = bg_sigmoid(nb * h[k]);
+    __m128 r0 = _mm_loadu_ps(net->th_out), r1 = _mm_loadu_ps(net->th_out + 4);
+    for (int k = 0; k < nh; k++) {
+        const float *v = net->w_out_t + (size_t)k * BG_NET_OUT_LANES;
+        __m128 x = _mm_set1_ps(h[k]);
+        r0 = _mm_add_ps(r0, _mm_mul_ps(x, _mm_load_ps(v)));
+        r1 = _mm_add_ps(r1, _mm_mul_ps(x, _mm_load_ps(v + 4)));
+    }
+    float r[8];
+    _mm_storeu_ps(r, r0);
+    _mm_storeu_ps(r + 4, r1);
+    float no = -net->beta_output;
+    for (int o = 0; o < net->n_out; o++)
+        out[o] = bg_sigmoid(no * r[o]);
+}
+
+/* AVX2: 8 hidden units per vector, blocks of 64 units, vector sigmoid. */
+__attribute__((target("avx2"))) static inline __m256 sigmoid_avx2(__m256 z)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), ten = _mm256_set1_ps(10.0f);
+    __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), z);
+    __m256 x1 = _mm256_mul_ps(ten, a);
+    __m256i i = _mm256_cvttps_epi32(_mm256_min_ps(x1, _mm256_set1_ps(99.0f)));
+    __m256 e = _mm256_i32gather_ps(bg_sigmoid_exp_table, i, 4);
+    __m256 d = _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(10), i)), x1);
+    __m256 c = _mm256_div_ps(one, _mm256_add_ps(one, _mm256_mul_ps(e, d)));
+    __m256 neg = _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ);
+    __m256 s = _mm256_blendv_ps(c, _mm256_sub_ps(one, c), neg);
+    s = _mm256_blendv_ps(s, _mm256_set1_ps(SIG_HIGH), _mm256_cmp_ps(z, ten, _CMP_GE_OQ));
+    s = _mm256_blendv_ps(s, _mm256_set1_ps(SIG_LOW),
+                         _mm256_cmp_ps(z, _mm256_set1_ps(-10.0f), _CMP_LE_OQ));
+    return s;
+}
+
+__attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const float *in,
+                                                         float *out)
+{
+    const int nh = net->n_hidden;
+    int idx[BG_NET_MAX_INPUTS];
+    float val[BG_NET_MAX_INPUTS];
+    int m = nonzero_inputs(in, net->n_in, idx, val);
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(32)));
+    for (int base = 0; base < nh; base += 64) {
+        int nv = (nh - base) / 8;
+        if (nv > 8)
+            nv = 8;
+        const float *th = net->th_hidden + base;
+        if (nv == 8) {
+            __m256 a0 = _mm256_load_ps(th), a1 = _mm256_load_ps(th + 8),
+                   a2 = _mm256_load_ps(th + 16), a3 = _mm256_load_ps(th + 24),
+                   a4 = _mm256_load_ps(th + 32), a5 = _mm256_load_ps(th + 40),
+                   a6 = _mm256_load_ps(th + 48), a7 = _mm256_load_ps(th + 56);
+            for (int t = 0; t < m; t++) {
+                const float *w = net->w_hidden + (size_t)idx[t] * nh + base;
+                __m256 x = _mm256_set1_ps(val[t]);
+                a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_load_ps(w), x));
+                a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_load_ps(w + 8), x));
+                a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_load_ps(w + 16), x));
+                a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_load_ps(w + 24), x));
+                a4 = _mm256_add_ps(a4, _mm256_mul_ps(_mm256_load_ps(w + 32), x));
+                a5 = _mm256_add_ps(a5, _mm256_mul_ps(_mm256_load_ps(w + 40), x));
+                a6 = _mm256_add_ps(a6, _mm256_mul_ps(_mm256_load_ps(w + 48), x));
+                a7 = _mm256_add_ps(a7, _mm256_mul_ps(_mm256_load_ps(w + 56), x));
+            }
+            _mm256_store_ps(h + base, a0);
+            _mm256_store_ps(h + base + 8, a1);
+            _mm256_store_ps(h + base + 16, a2);
+            _mm256_store_ps(h + base + 24, a3);
+            _mm256_store_ps(h + base + 32, a4);
+            _mm256_store_ps(h + base + 40, a5);
+            _mm256_store_ps(h + base + 48, a6);
+            _mm256_store_ps(h + base + 56, a7);
+        } else {
+            __m256 a[8];
+            for (int v = 0; v < nv; v++)
+                a[v] = _mm256_load_ps(th + 8 * v);
+            for (int t = 0; t < m; t++) {
+                const float *w = net->w_hidden + (size_t)idx[t] * nh + base;
+                __m256 x = _mm256_set1_ps(val[t]);
+                for (int v = 0; v < nv; v++)
+                    a[v] = _mm256_add_ps(a[v], _mm256_mul_ps(_mm256_load_ps(w + 8 * v), x));
+            }
+            for (int v = 0; v < nv; v++)
+                _mm256_store_ps(h + base + 8 * v, a[v]);
+        }
+    }
+    const __m256 nb = _mm256_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < nh; k += 8)
+        _mm256_store_ps(h + k, sigmoid_avx2(_mm256_mul_ps(nb, _mm256_load_ps(h + k))));
+    __m256 r = _mm256_loadu_ps(net->th_out);
+    for (int k = 0; k < nh; k++) {
+        __m256 v = _mm256_load_ps(net->w_out_t + (size_t)k * BG_NET_OUT_LANES);
+        r = _mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(h[k]), v));
+    }
+    float rr[8];
+    _mm256_storeu_ps(rr, r);
+    float no = -net->beta_output;
+    for (int o = 0; o < net->n_out; o++)
+        out[o] = bg_sigmoid(no * rr[o]);
+}
+
+bg_forward_fn bg_forward_select(void)
+{
+    const char *force = getenv("FIBSBOT_KERNEL");
+    if (force && strcmp(force, "generic") == 0)
+        return bg_forward_generic;
+    if (force && strcmp(force, "sse2") == 0)
+        return forward_sse2;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        return forward_avx2;
+    return forward_sse2;
+}
+
+#else
+
+bg_forward_fn bg_forward_select(void) { return bg_forward_generic; }
+
+#endif

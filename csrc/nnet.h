@@ -1,0 +1,64 @@
+/* Neural nets: gnubg weights files (text and binary) and the forward pass.
+ *
+ * Arithmetic follows the scalar float32 reference (gnubg-engine-spec 2.3):
+ * hidden accumulators start at their thresholds and add W[i][k]*x[i] in input
+ * order (zero inputs skipped), the hidden sigmoid is gnubg's table sigmoid,
+ * the output sums run over hidden units in order. The SIMD kernels vectorise
+ * across hidden units (or outputs) only, so every float is the same as the
+ * scalar code's. */
+#ifndef BG_NNET_H
+#define BG_NNET_H
+
+#include <stdint.h>
+
+/* Net order inside gnubg's weights files. */
+enum {
+    BG_NET_CONTACT = 0,
+    BG_NET_RACE = 1,
+    BG_NET_CRASHED = 2,
+    BG_NET_PRUNE_CONTACT = 3,
+    BG_NET_PRUNE_CRASHED = 4,
+    BG_NET_PRUNE_RACE = 5,
+    BG_NET_COUNT = 6
+};
+
+#define BG_NET_MAX_INPUTS 250
+#define BG_NET_MAX_HIDDEN 128
+#define BG_NET_OUT_LANES 8 /* output weights are padded to 8 lanes */
+
+typedef struct {
+    int n_in, n_hidden, n_out;
+    float beta_hidden, beta_output;
+    float *w_hidden;  /* [n_in][n_hidden], input-major (file order), 32-byte aligned */
+    float *w_out_t;   /* [n_hidden][8]: output weights transposed, lanes >= n_out are 0 */
+    float *th_hidden; /* [n_hidden] */
+    float th_out[BG_NET_OUT_LANES];
+} bg_net;
+
+typedef struct {
+    bg_net net[BG_NET_COUNT];
+    void *block;     /* the single allocation behind every array */
+    uint64_t digest; /* FNV-1a over dimensions, betas and every float, file order */
+} bg_netset;
+
+/* Loads gnubg.weights (text) or gnubg.wd (binary), told apart by content.
+ * Returns 0, or -1 with a message naming the file in err. */
+int bg_netset_load(bg_netset *set, const char *path, char *err, int errlen);
+void bg_netset_free(bg_netset *set);
+
+/* Digest of gnubg 1.01 weights (both formats give the same value). */
+#define BG_WEIGHTS_DIGEST_1_01 0x0ULL
+
+/* Forward pass kernel: in[n_in] -> out[n_out]. Pure; thread-safe. */
+typedef void (*bg_forward_fn)(const bg_net *net, const float *in, float *out);
+
+/* Picks the fastest kernel the CPU supports (AVX2, else SSE2/portable). */
+bg_forward_fn bg_forward_select(void);
+/* The portable kernel (reference). */
+void bg_forward_generic(const bg_net *net, const float *in, float *out);
+
+/* gnubg's table sigmoid S(z) ~ 1/(1+e^z). */
+float bg_sigmoid(float z);
+extern const float bg_sigmoid_exp_table[101];
+
+#endif

@@ -1,0 +1,319 @@
+"""Backgammon positions and moves in gnubg's conventions.
+
+A board is two rows of 25 checker counts: ``board[1]`` is the side on roll,
+``board[0]`` its opponent. Each row counts in its own side's coordinates:
+index 0..23 is that side's point 1..24 and index 24 its bar. Moves are written
+in the mover's 1-based points (25 = bar, 0 = off), as gnubg writes them.
+
+>>> p = Position.initial()
+>>> p.position_id()
+'4HPwATDgc/ABMA'
+>>> [str(m) for m in p.legal_moves(3, 1)][:3]
+['8/5 6/5', '13/10 6/5', '24/21 6/5']
+>>> str(p.play(Move.parse("8/5 6/5")).swap().legal_moves(6, 6)[0])
+'24/18(2) 13/7(2)'
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from engine._core import ffi, lib
+from engine.errors import BoardParseError, IllegalMoveError
+
+BAR = 25
+OFF = 0
+CHECKERS = 15
+_MAX_MOVES = 4096
+
+_buffers = threading.local()  # per-thread scratch for the C move generator
+
+Row = tuple[int, ...]
+Board = tuple[Row, Row]
+
+
+class Step(NamedTuple):
+    """One checker step in the mover's points (25 = bar, 0 = off)."""
+
+    src: int
+    dst: int
+    hit: bool = False
+
+
+def _point_text(point: int) -> str:
+    return "bar" if point == BAR else "off" if point == OFF else str(point)
+
+
+def _chains(steps: Sequence[Step]) -> list[list[Step]]:
+    """Join steps of one checker (13/7 7/5 -> 13/7/5) as gnubg does."""
+    ordered = sorted(steps, key=lambda s: (-s.src, -s.dst))
+    chains: list[list[Step]] = []
+    for step in ordered:
+        for chain in chains:
+            if chain[-1].dst == step.src and step.src != OFF:
+                chain.append(step)
+                break
+        else:
+            chains.append([step])
+    return chains
+
+
+def _chain_text(chain: list[Step]) -> str:
+    parts = [_point_text(chain[0].src)]
+    for i, step in enumerate(chain):
+        if step.hit or i == len(chain) - 1:
+            parts.append(_point_text(step.dst) + ("*" if step.hit else ""))
+    return "/".join(parts)
+
+
+_TOKEN = re.compile(r"^((?:bar|off|\d+)\*?(?:/(?:bar|off|\d+)\*?)+)(?:\((\d)\))?$")
+
+
+def _parse_point(text: str, whole: str) -> int:
+    if text == "bar":
+        return BAR
+    if text == "off":
+        return OFF
+    value = int(text)
+    if not 0 <= value <= 25:
+        raise IllegalMoveError(f"point {value} out of range 0..25 in move {whole!r}")
+    return value
+
+
+class Move:
+    """A play: checker steps, written and compared as gnubg's notation.
+
+    Two moves are equal when they consist of the same checker paths, whatever
+    their order: ``24/23 24/21*`` equals ``24/21* 24/23``.
+
+    >>> m = Move.parse("bar/22* 13/7*/5")
+    >>> str(m), m.steps[0]
+    ('bar/22* 13/7*/5', Step(src=25, dst=22, hit=True))
+    >>> Move.parse(str(m)) == m
+    True
+    >>> str(Move.from_pairs([(8, 5), (6, 5), (8, 5), (6, 5)]))
+    '8/5(2) 6/5(2)'
+    """
+
+    __slots__ = ("steps", "_text", "_key")
+
+    def __init__(self, steps: Iterable[Step] = ()) -> None:
+        self.steps: tuple[Step, ...] = tuple(s if type(s) is Step else Step(*s) for s in steps)
+        if len(self.steps) > 4:
+            raise IllegalMoveError(f"a play has at most 4 steps, got {len(self.steps)}")
+        for s in self.steps:
+            if not (0 < s.src <= BAR and 0 <= s.dst < s.src and s.dst < BAR):
+                raise IllegalMoveError(f"step {_point_text(s.src)}/{_point_text(s.dst)} does not move forward")
+        self._text: str | None = None
+        self._key: tuple[str, ...] = ()
+
+    def _format(self) -> str:
+        # formatted on first use: move lists are built far more often than printed
+        if self._text is None:
+            texts = [_chain_text(c) for c in _chains(self.steps)]
+            self._key = tuple(sorted(texts))
+            grouped: list[tuple[str, int]] = []
+            for t in texts:
+                for i, (g, n) in enumerate(grouped):
+                    if g == t:
+                        grouped[i] = (g, n + 1)
+                        break
+                else:
+                    grouped.append((t, 1))
+            self._text = " ".join(g if n == 1 else f"{g}({n})" for g, n in grouped)
+        return self._text
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[int, int]]) -> Move:
+        return cls(Step(a, b) for a, b in pairs)
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read gnubg notation; raises IllegalMoveError on anything else."""
+        steps: list[Step] = []
+        for token in text.lower().split():
+            match = _TOKEN.match(token)
+            if not match:
+                raise IllegalMoveError(f"cannot parse {token!r} in move {text!r}")
+            fields = match.group(1).split("/")
+            chain = []
+            for a, b in zip(fields, fields[1:]):
+                chain.append(Step(_parse_point(a.rstrip("*"), text), _parse_point(b.rstrip("*"), text), b.endswith("*")))
+            steps.extend(chain * int(match.group(2) or 1))
+        return cls(steps)
+
+    def __str__(self) -> str:
+        return self._format()
+
+    def __repr__(self) -> str:
+        return f"Move.parse({self._format()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return False
+        self._format()
+        other._format()
+        return other._key == self._key
+
+    def __hash__(self) -> int:
+        self._format()
+        return hash(self._key)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def _flat(board: Board) -> list[int]:
+    return list(board[0]) + list(board[1])
+
+
+def _check(board: Board) -> None:
+    for side in board:
+        for count in side:
+            if count < 0:
+                raise BoardParseError(f"negative checker count {count}")
+        if sum(side) > CHECKERS:
+            raise BoardParseError(f"a side has {sum(side)} checkers, more than {CHECKERS}")
+    rc = lib.bg_check_board(ffi.new("unsigned int[50]", _flat(board)))
+    if rc:
+        raise BoardParseError(ffi.string(lib.bg_error_text(rc)).decode())
+
+
+class Position:
+    """An immutable board with the side on roll in ``board[1]``."""
+
+    __slots__ = ("board",)
+
+    def __init__(self, board: Board) -> None:
+        self.board: Board = board
+
+    @classmethod
+    def from_board(cls, board: Sequence[Sequence[int]]) -> Position:
+        """Build from two rows of 25 counts, validated.
+
+        >>> Position.from_board([[0] * 25, [16] + [0] * 24])
+        Traceback (most recent call last):
+        ...
+        engine.errors.BoardParseError: a side has 16 checkers, more than 15
+        """
+        if len(board) != 2 or any(len(row) != 25 for row in board):
+            raise BoardParseError("a board is 2 rows of 25 counts")
+        try:
+            rows = (tuple(int(c) for c in board[0]), tuple(int(c) for c in board[1]))
+        except (TypeError, ValueError) as exc:
+            raise BoardParseError(f"checker counts must be integers: {exc}") from None
+        _check(rows)
+        return cls(rows)
+
+    @classmethod
+    def initial(cls) -> Position:
+        row = [0] * 25
+        row[5], row[7], row[12], row[23] = 5, 3, 5, 2
+        return cls((tuple(row), tuple(row)))
+
+    @classmethod
+    def from_position_id(cls, position_id: str) -> Position:
+        """Decode gnubg's 14-character position ID."""
+        flat = ffi.new("unsigned int[50]")
+        rc = lib.bg_board_from_position_id(position_id.strip().encode("ascii", "replace"), flat)
+        if rc:
+            raise BoardParseError(f"bad position ID {position_id!r}: {ffi.string(lib.bg_error_text(rc)).decode()}")
+        return cls((tuple(flat[0:25]), tuple(flat[25:50])))
+
+    def position_id(self) -> str:
+        out = ffi.new("char[15]")
+        lib.bg_position_id(ffi.new("unsigned int[50]", _flat(self.board)), out)
+        return ffi.string(out).decode()
+
+    def swap(self) -> Position:
+        """The same board with the other side on roll."""
+        return Position((self.board[1], self.board[0]))
+
+    def pip_counts(self) -> tuple[int, int]:
+        """Pips of (the side on roll, the opponent)."""
+        return (sum((i + 1) * n for i, n in enumerate(self.board[1])),
+                sum((i + 1) * n for i, n in enumerate(self.board[0])))
+
+    def off(self) -> tuple[int, int]:
+        """Checkers borne off by (the side on roll, the opponent)."""
+        return CHECKERS - sum(self.board[1]), CHECKERS - sum(self.board[0])
+
+    def is_race(self) -> bool:
+        """No contact: every checker of one side is past every checker of the other."""
+        back1 = max((i for i, n in enumerate(self.board[1]) if n), default=-1)
+        back0 = max((i for i, n in enumerate(self.board[0]) if n), default=-1)
+        return back0 + back1 <= 22
+
+    def winner(self) -> int | None:
+        """1 if the side on roll has borne off all, 0 if the opponent has, else None."""
+        if not any(self.board[1]):
+            return 1
+        if not any(self.board[0]):
+            return 0
+        return None
+
+    def legal_moves(self, die1: int, die2: int) -> list[Move]:
+        """Every play giving a distinct position, in a fixed order.
+
+        The empty move is returned alone when no checker can move.
+        """
+        return [m for m, _ in self.legal_plays(die1, die2)]
+
+    def legal_plays(self, die1: int, die2: int) -> list[tuple[Move, Position]]:
+        """Each legal play with its resulting position (seen from the mover)."""
+        if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
+            raise IllegalMoveError(f"dice must be 1..6, got {die1} and {die2}")
+        if not hasattr(_buffers, "moves"):
+            _buffers.moves = ffi.new("bg_move[]", _MAX_MOVES)
+            _buffers.results = ffi.new("unsigned int[]", 50 * _MAX_MOVES)
+        moves, results = _buffers.moves, _buffers.results
+        n = lib.bg_legal_moves(ffi.new("unsigned int[50]", _flat(self.board)), die1, die2, moves, results, _MAX_MOVES)
+        if n < 0:
+            raise IllegalMoveError("too many plays")
+        plays = []
+        flat = ffi.unpack(results, 50 * n)
+        for k in range(n):
+            cm = moves[k]
+            steps = [Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps)]
+            row = flat[50 * k: 50 * k + 50]
+            plays.append((Move(steps), Position((tuple(row[:25]), tuple(row[25:])))))
+        return plays
+
+    def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
+        """The position after ``move``, seen from the mover (not swapped).
+
+        With ``dice`` the move must be one of the legal plays for that roll.
+        """
+        if dice is not None:
+            for legal, result in self.legal_plays(*dice):
+                if legal == move:
+                    return result
+            result = self._apply(move)
+            if any(r == result for _, r in self.legal_plays(*dice)):
+                return result
+            raise IllegalMoveError(f"{move} is not a legal play for {dice[0]}{dice[1]} in {self.position_id()}")
+        return self._apply(move)
+
+    def _apply(self, move: Move) -> Position:
+        cmove = ffi.new("bg_move *")
+        for i, s in enumerate(move.steps):
+            cmove.src[i] = s.src - 1
+            cmove.dst[i] = s.dst - 1
+        cmove.n_steps = len(move.steps)
+        out = ffi.new("unsigned int[50]")
+        rc = lib.bg_apply_move(ffi.new("unsigned int[50]", _flat(self.board)), cmove, out)
+        if rc:
+            raise IllegalMoveError(f"cannot play {move} in {self.position_id()}: {ffi.string(lib.bg_error_text(rc)).decode()}")
+        return Position((tuple(out[0:25]), tuple(out[25:50])))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and other.board == self.board
+
+    def __hash__(self) -> int:
+        return hash(self.board)
+
+    def __repr__(self) -> str:
+        return f"Position.from_position_id({self.position_id()!r})"
