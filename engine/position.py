@@ -9,7 +9,7 @@ in the mover's 1-based points (25 = bar, 0 = off), as gnubg writes them.
 >>> p.position_id()
 '4HPwATDgc/ABMA'
 >>> [str(m) for m in p.legal_moves(3, 1)][:3]
-['8/5 6/5', '13/10 6/5', '24/21 6/5']
+['24/23 24/21', '24/20', '24/21 8/7']
 >>> str(p.play(Move.parse("8/5 6/5")).swap().legal_moves(6, 6)[0])
 '24/18(2) 13/7(2)'
 """
