@@ -1,1 +1,1 @@
-"""fibsbot's FIBS side: protocol parsing, session, player, server and tournaments."""
+"""fibsbot: the FIBS client, the local FIBS-compatible server, tournaments and the CLI."""

@@ -1,0 +1,58 @@
+"""The `fibsbot` command line: a thin layer over the engine and the bot."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.errors import BoardParseError, DataFileError, EngineError, IllegalMoveError, RecordParseError
+from engine.match import MatchState
+from engine.position import Position
+
+
+def parse_gnubg_id(text: str) -> tuple[Position, MatchState | None]:
+    """Accept ``POSITIONID`` or gnubg's ``POSITIONID:MATCHID``."""
+    pid, _, mid = text.strip().partition(":")
+    return Position.from_position_id(pid), MatchState.from_match_id(mid) if mid else None
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    if len(text) != 2 or not all(c in "123456" for c in text):
+        raise argparse.ArgumentTypeError(f"dice are two digits 1-6 such as 31, got {text!r}")
+    return int(text[0]), int(text[1])
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    position, match = parse_gnubg_id(args.id)
+    dice = args.dice or (match.dice if match else None)
+    if dice is None:
+        print("no dice: give --dice 31 (or a match ID with dice rolled)", file=sys.stderr)
+        return 2
+    moves = position.legal_moves(*dice)
+    print(f"Position ID {position.position_id()}, dice {dice[0]}{dice[1]}: {len(moves)} legal plays")
+    for rank, move in enumerate(moves, 1):
+        print(f"{rank:4}. {move}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fibsbot", description="A FIBS backgammon bot with a gnubg-grade engine.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    hint = sub.add_parser("hint", help="rank the plays of a position (gnubg position ID[:match ID])")
+    hint.add_argument("id", help="gnubg position ID, or POSITIONID:MATCHID")
+    hint.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31")
+    hint.set_defaults(run=cmd_hint)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (BoardParseError, IllegalMoveError, RecordParseError, DataFileError, EngineError) as exc:
+        print(f"fibsbot: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
