@@ -946,16 +946,23 @@ def _opt(text: str) -> str | None:
 
 _B = r"([01])"
 
+
+def _own_info(m: re.Match[str]) -> OwnInfo:
+    b = [_bool(m[i]) for i in range(21)]
+    return OwnInfo(
+        name=m[1], allowpip=b[2], autoboard=b[3], autodouble=b[4], automove=b[5], away=b[6], bell=b[7],
+        crawford=b[8], double=b[9], experience=int(m[10]), greedy=b[11], moreboards=b[12], moves=b[13],
+        notify=b[14], rating=float(m[15]), ratings=b[16], ready=b[17],
+        redoubles=None if m[18] == "unlimited" else int(m[18]), report=b[19], silent=b[20], timezone=m[21])
+
+
 # Numbered CLIP lines, keyed by their code.
 _CLIP: dict[str, tuple[re.Pattern[str], Builder]] = {
     code: (re.compile(pattern), builder) for code, pattern, builder in [
         ("1", r"1 (\S+) (-?\d+) (\S+)", lambda m: Welcome(m[1], int(m[2]), m[3])),
         ("2", rf"2 (\S+) {_B} {_B} {_B} {_B} {_B} {_B} {_B} {_B} (\d+) {_B} {_B} {_B} {_B} "
               rf"(-?\d+(?:\.\d+)?) {_B} {_B} (\d+|unlimited) {_B} {_B} (\S+)",
-         lambda m: OwnInfo(
-             m[1], *(_bool(m[i]) for i in range(2, 10)), int(m[10]), *(_bool(m[i]) for i in range(11, 15)),
-             float(m[15]), _bool(m[16]), _bool(m[17]), None if m[18] == "unlimited" else int(m[18]),
-             _bool(m[19]), _bool(m[20]), m[21])),
+         lambda m: _own_info(m)),
         ("3", r"3", lambda m: MotdStart()),
         ("4", r"4", lambda m: MotdEnd()),
         ("5", r"5 (\S+) (\S+) (\S+) ([01]) ([01]) (-?\d+(?:\.\d+)?) (\d+) (\d+) (\d+) (\S+) (\S+) (.+)",

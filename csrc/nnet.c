@@ -662,6 +662,11 @@ __attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, cons
         out[o] = bg_sigmoid(no * rr[o]);
 }
 
+const char *bg_forward_name(bg_forward_fn f)
+{
+    return f == forward_avx2 ? "avx2" : f == forward_sse2 ? "sse2" : "generic";
+}
+
 bg_forward_fn bg_forward_select(void)
 {
     const char *force = getenv("FIBSBOT_KERNEL");
@@ -678,5 +683,7 @@ bg_forward_fn bg_forward_select(void)
 #else
 
 bg_forward_fn bg_forward_select(void) { return bg_forward_generic; }
+
+const char *bg_forward_name(bg_forward_fn f) { (void)f; return "generic"; }
 
 #endif

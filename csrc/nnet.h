@@ -54,6 +54,8 @@ typedef void (*bg_forward_fn)(const bg_net *net, const float *in, float *out);
 
 /* Picks the fastest kernel the CPU supports (AVX2, else SSE2/portable). */
 bg_forward_fn bg_forward_select(void);
+/* "avx2", "sse2" or "generic". */
+const char *bg_forward_name(bg_forward_fn f);
 /* The portable kernel (reference). */
 void bg_forward_generic(const bg_net *net, const float *in, float *out);
 
