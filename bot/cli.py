@@ -35,6 +35,14 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    from engine.records import convert
+
+    convert(args.input, args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fibsbot", description="A FIBS backgammon bot with a gnubg-grade engine.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -42,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("id", help="gnubg position ID, or POSITIONID:MATCHID")
     hint.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31")
     hint.set_defaults(run=cmd_hint)
+    convert = sub.add_parser("convert", help="convert a match record between .sgf and .mat")
+    convert.add_argument("input", help="an .sgf or .mat file")
+    convert.add_argument("output", help="the file to write; its suffix picks the format")
+    convert.set_defaults(run=cmd_convert)
     return parser
 
 
@@ -49,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except (BoardParseError, IllegalMoveError, RecordParseError, DataFileError, EngineError) as exc:
+    except (BoardParseError, IllegalMoveError, RecordParseError, DataFileError, EngineError, OSError) as exc:
         print(f"fibsbot: {exc}", file=sys.stderr)
         return 2
 

@@ -299,7 +299,9 @@ class Position:
 
     def _apply(self, move: Move) -> Position:
         cmove = ffi.new("bg_move *")
-        for i, s in enumerate(move.steps):
+        # Highest source first is always a legal order (bar entries before
+        # board steps, outer checkers before bear-offs), whatever the text's order.
+        for i, s in enumerate(sorted(move.steps, key=lambda s: -s.src)):
             cmove.src[i] = s.src - 1
             cmove.dst[i] = s.dst - 1
         cmove.n_steps = len(move.steps)

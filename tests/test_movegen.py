@@ -133,6 +133,7 @@ def test_plays_keep_15_checkers(position, dice):
         assert result.board[0][24] == position.board[0][24] + hits
         assert Move.parse(str(move)) == move
         assert position.play(move) == result
+        assert position.play(Move.parse(str(move))) == result
         assert position.play(move, dice) == result
 
 
