@@ -916,11 +916,12 @@ class Board(Event):
 
 Builder = Callable[[re.Match[str]], Event]
 
+_D = r"\d{1,15}"  # bounded: int() of a huge digit run would raise
 _STEP = r"(?:bar|\d{1,2})-(?:off|\d{1,2})"
 _STEPS = rf"((?: +{_STEP})*) *\.?"
-_N = r"(\d+)"
-_LEN = r"an? (?:(\d+) point|unlimited) match"  # group: length or None (unlimited)
-_PTS = r"(\d+) points?\."
+_N = rf"({_D})"
+_LEN = rf"an? (?:({_D}) point|unlimited) match"  # group: length or None (unlimited)
+_PTS = rf"({_D}) points?\."
 
 
 def _steps(text: str) -> Steps:
@@ -959,19 +960,19 @@ def _own_info(m: re.Match[str]) -> OwnInfo:
 # Numbered CLIP lines, keyed by their code.
 _CLIP: dict[str, tuple[re.Pattern[str], Builder]] = {
     code: (re.compile(pattern), builder) for code, pattern, builder in [
-        ("1", r"1 (\S+) (-?\d+) (\S+)", lambda m: Welcome(m[1], int(m[2]), m[3])),
-        ("2", rf"2 (\S+) {_B} {_B} {_B} {_B} {_B} {_B} {_B} {_B} (\d+) {_B} {_B} {_B} {_B} "
-              rf"(-?\d+(?:\.\d+)?) {_B} {_B} (\d+|unlimited) {_B} {_B} (\S+)",
+        ("1", r"1 (\S+) (-?\d{1,15}) (\S+)", lambda m: Welcome(m[1], int(m[2]), m[3])),
+        ("2", rf"2 (\S+) {_B} {_B} {_B} {_B} {_B} {_B} {_B} {_B} ({_D}) {_B} {_B} {_B} {_B} "
+              rf"(-?{_D}(?:\.{_D})?) {_B} {_B} ({_D}|unlimited) {_B} {_B} (\S+)",
          lambda m: _own_info(m)),
         ("3", r"3", lambda m: MotdStart()),
         ("4", r"4", lambda m: MotdEnd()),
-        ("5", r"5 (\S+) (\S+) (\S+) ([01]) ([01]) (-?\d+(?:\.\d+)?) (\d+) (\d+) (\d+) (\S+) (\S+) (.+)",
+        ("5", r"5 (\S+) (\S+) (\S+) ([01]) ([01]) (-?\d{1,15}(?:\.\d{1,15})?) (\d{1,15}) (\d{1,15}) (\d{1,15}) (\S+) (\S+) (.+)",
          lambda m: WhoInfo(m[1], _opt(m[2]), _opt(m[3]), _bool(m[4]), _bool(m[5]), float(m[6]), int(m[7]),
                            int(m[8]), int(m[9]), m[10], _opt(m[11]), _opt(m[12]))),
         ("6", r"6", lambda m: WhoEnd()),
         ("7", r"7 (\S+) (.*)", lambda m: UserLogin(m[1], m[2])),
         ("8", r"8 (\S+) (.*)", lambda m: UserLogout(m[1], m[2])),
-        ("9", r"9 (\S+) (-?\d+) (.*)", lambda m: StoredMessage(m[1], int(m[2]), m[3])),
+        ("9", r"9 (\S+) (-?\d{1,15}) (.*)", lambda m: StoredMessage(m[1], int(m[2]), m[3])),
         ("10", r"10 (\S+)", lambda m: MessageDelivered(m[1])),
         ("11", r"11 (\S+)", lambda m: MessageSaved(m[1])),
         ("12", r"12 (\S+)(?: (.*))?", lambda m: Says(m[1], m[2] or "")),
@@ -999,7 +1000,7 @@ _TOGGLED: dict[str, tuple[str, bool]] = {
 }
 
 _RATING_CALC = (
-    r"rating calculation:|rating difference D=|match length +N=|Experience: \S+ \d+ - \S+ \d+$"
+    r"rating calculation:|rating difference D=|match length +N=|Experience: \S+ \d{1,15} - \S+ \d{1,15}$"
     r"|Probability that underdog wins: |P=\S+ is 1-Pu if underdog wins|K=max\(1 , -Experience/100\+5\) for "
     r"|change for \S+: "
 )
@@ -1038,12 +1039,12 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     # "win" after a third person appears in Gibbon's data
     (rf"(\S+) gives? up\. (\S+) wins? {_PTS}", lambda m: GiveUp(m[1], m[2], int(m[3]))),
     (rf"(\S+) accepts? and wins? {_PTS}", lambda m: ResignAccepted(m[1], int(m[2]))),
-    (r"score in (?:(\d+) point|unlimited) match: (\S+)-(\d+) (\S+)-(\d+)",
+    (r"score in (?:(\d{1,15}) point|unlimited) match: (\S+)-(\d{1,15}) (\S+)-(\d{1,15})",
      lambda m: MatchScore(_length(m[1]), m[2], int(m[3]), m[4], int(m[5]))),
     (r"Type 'join' if you want to play the next game, type 'leave' if you don't\.", lambda m: JoinNextGame()),
     (r"\*\* Please wait for (\S+) to join too\.", lambda m: WaitingForJoin(m[1])),
-    (r"You win the (\d+) point match (\d+)-(\d+) ?\.", lambda m: MatchWon(YOU, int(m[1]), (int(m[2]), int(m[3])))),
-    (r"(\S+) wins the (\d+) point match (\d+)-(\d+) ?\.",
+    (r"You win the (\d{1,15}) point match (\d{1,15})-(\d{1,15}) ?\.", lambda m: MatchWon(YOU, int(m[1]), (int(m[2]), int(m[3])))),
+    (r"(\S+) wins the (\d{1,15}) point match (\d{1,15})-(\d{1,15}) ?\.",
      lambda m: MatchWon(m[1], int(m[2]), (int(m[3]), int(m[4])))),
     # interruptions
     (r"\*\* You terminated the game\. The game was saved\.", lambda m: GameSaved(YOU, "leave")),
@@ -1058,7 +1059,7 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (rf"(\S+) wants to play {_LEN} with you\.", lambda m: Invitation(m[1], _length(m[2]))),
     (r"(\S+) wants to resume a saved match with you\.", lambda m: Invitation(m[1], None)),
     (r"Type 'join (\S+)' to accept\.", lambda m: JoinHint(m[1])),
-    (r"(?:\*\* )?WARNING: Don't accept if you want to continue the saved (?:(\d+) point|unlimited) match!",
+    (r"(?:\*\* )?WARNING: Don't accept if you want to continue the saved (?:(\d{1,15}) point|unlimited) match!",
      lambda m: SavedMatchWarning(_length(m[1]))),
     (rf"\*\* You invited (\S+) to (?:{_LEN}|(resume) a saved match)\.",
      lambda m: InviteSent(m[1], None if m[3] else _length(m[2]))),
@@ -1067,14 +1068,14 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (r"You are now playing with (\S+)\. Your running match was loaded\.", lambda m: MatchResumed(m[1])),
     (r"(\S+) has joined you\. Your running match was loaded\.", lambda m: MatchResumed(m[1])),
     (r"turn: (\S+?)\.?", lambda m: ResumeTurn(m[1])),
-    (r"match length: (\d+)", lambda m: ResumeLength(int(m[1]))),
+    (r"match length: (\d{1,15})", lambda m: ResumeLength(int(m[1]))),
     (r"unlimited match(?:length)?", lambda m: ResumeLength(0)),
-    (r"points for (?:user )?(\S+): (\d+)", lambda m: ResumePoints(m[1], int(m[2]))),
+    (r"points for (?:user )?(\S+): (\d{1,15})", lambda m: ResumePoints(m[1], int(m[2]))),
     # report lines about other matches
     (rf"(\S+) and (\S+) start {_LEN}\.", lambda m: ReportMatchStart(m[1], m[2], _length(m[3]))),
-    (r"(\S+) and (\S+) are resuming their (?:(\d+)-point|unlimited) match\.",
+    (r"(\S+) and (\S+) are resuming their (?:(\d{1,15})-point|unlimited) match\.",
      lambda m: ReportMatchResume(m[1], m[2], _length(m[3]))),
-    (r"(\S+) wins an? (\d+) point match against (\S+)\s+(\d+)-(\d+) ?\.",
+    (r"(\S+) wins an? (\d{1,15}) point match against (\S+)\s+(\d{1,15})-(\d{1,15}) ?\.",
      lambda m: ReportMatchWin(m[1], m[3], int(m[2]), (int(m[4]), int(m[5])))),
     (r"(\S+) has left the game with (\S+)\.", lambda m: LeftGame(m[1], m[2])),
     # login
@@ -1096,11 +1097,11 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (r"The following users are away:", lambda m: AwayList(True)),
     (r"None of the users is away\.", lambda m: AwayList(False)),
     (r"(\S+) is away: (.*)", lambda m: UserAway(m[1], m[2])),
-    (r"\*\* (?:(\d+) users?|But nobody) heard you\.", lambda m: Heard(int(m[1] or 0))),
+    (r"\*\* (?:(\d{1,15}) users?|But nobody) heard you\.", lambda m: Heard(int(m[1] or 0))),
     (r"You say to yourself: (.*)", lambda m: YouSay(YOU, m[1])),
     (r"You wave goodbye( again and log out)?\.", lambda m: Waves(YOU, bool(m[1]))),
     (r"(\S+) waves goodbye( again)?\.", lambda m: Waves(m[1], bool(m[2]))),
-    (r"Pipcounts: You (\d+)\s+(\S+) (\d+)", lambda m: Pipcounts(int(m[1]), m[2], int(m[3]))),
+    (r"Pipcounts: You (\d{1,15})\s+(\S+) (\d{1,15})", lambda m: Pipcounts(int(m[1]), m[2], int(m[3]))),
     (r"Your game was saved in the panic file\.", lambda m: PanicSaved()),
     (r"There are messages for you:", lambda m: MessagesFollow()),
     (r"Your email address is '(\S*)'\.", lambda m: AddressSet(m[1])),
@@ -1110,7 +1111,7 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (r"  Last logout:\s+(.*)", lambda m: WhoisLogout(m[1])),
     (r"  Still logged in\. (.*) idle\.", lambda m: WhoisPresence(True, m[1])),
     (r"  Not logged in right now\.", lambda m: WhoisPresence(False, None)),
-    (r"  Rating: (-?\d+(?:\.\d+)?) Experience: (\d+)", lambda m: WhoisRating(float(m[1]), int(m[2]))),
+    (r"  Rating: (-?\d{1,15}(?:\.\d{1,15})?) Experience: (\d{1,15})", lambda m: WhoisRating(float(m[1]), int(m[2]))),
     (r"  No email address\.", lambda m: WhoisEmail(None)),
     (r"  Email address: (\S+)", lambda m: WhoisEmail(m[1])),
     (r"  (\S+) is away: (.*)", lambda m: WhoisAway(m[1], m[2])),
@@ -1118,12 +1119,12 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (r"No information found on user (\S+)\.", lambda m: WhoisNotFound(m[1])),
     # saved matches, games list
     (r"  opponent\s+matchlength\s+score \(your points first\)", lambda m: SavedHeader()),
-    (r"( \*|\*\*|  )(\S+)\s+(\d+|unlimited)\s+(\d+)\s*-\s*(\d+)",
+    (r"( \*|\*\*|  )(\S+)\s+(\d{1,15}|unlimited)\s+(\d{1,15})\s*-\s*(\d{1,15})",
      lambda m: SavedMatch(m[2], 0 if m[3] == "unlimited" else int(m[3]), (int(m[4]), int(m[5])), m[1] != "  ")),
     (r"no saved games\.", lambda m: NoSavedGames()),
-    (r"(\S+) has (no|\d+) saved games?\.", lambda m: SavedCount(m[1], 0 if m[2] == "no" else int(m[2]))),
+    (r"(\S+) has (no|\d{1,15}) saved games?\.", lambda m: SavedCount(m[1], 0 if m[2] == "no" else int(m[2]))),
     (r"List of games:", lambda m: GamesHeader()),
-    (r"(\S+) - (\S+) \((?:(\d+) point|unlimited) match (\d+)-(\d+)\)",
+    (r"(\S+) - (\S+) \((?:(\d{1,15}) point|unlimited) match (\d{1,15})-(\d{1,15})\)",
      lambda m: GameListing(m[1], m[2], _length(m[3]), (int(m[4]), int(m[5])))),
     # toggles and settings
     (r"The current settings are:", lambda m: ToggleHeader()),
@@ -1132,14 +1133,14 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (r"(boardstyle|linelength|pagelength|redoubles|sortwho|timezone):\s*(.*)", lambda m: SettingValue(m[1], m[2])),
     (r"Value of '(\w+)' set to (.*)\.", lambda m: SettingChanged(m[1], m[2])),
     # oldmoves, ratings
-    (r"Score is (\d+)-(\d+) in (?:a (\d+) point|an unlimited) match\.",
+    (r"Score is (\d{1,15})-(\d{1,15}) in (?:a (\d{1,15}) point|an unlimited) match\.",
      lambda m: OldmovesScore((int(m[1]), int(m[2])), _length(m[3]))),
     (r"\s*(\S+) is X - (\S+) is O", lambda m: OldmovesPlayers(m[1], m[2])),
     (r"([XO]): (?:\((\d) (\d)\) )?(.+)",
      lambda m: OldmovesLine("X" if m[1] == "X" else "O", (int(m[2]), int(m[3])) if m[2] else None, m[4])),
     (rf"(?:{_RATING_CALC}).*", lambda m: RatingCalculation(m[0])),
     (r" rank name\s+rating\s+Experience", lambda m: RatingsHeader()),
-    (r"\s*(\d+) (\S+)\s+(-?\d+\.\d+)\s+(\d+)", lambda m: RatingsRow(int(m[1]), m[2], float(m[3]), int(m[4]))),
+    (r"\s*(\d{1,15}) (\S+)\s+(-?\d{1,15}\.\d{1,15})\s+(\d{1,15})", lambda m: RatingsRow(int(m[1]), m[2], float(m[3]), int(m[4]))),
     # last: any other server notice or error
     (r"\*\* (.*)", lambda m: _stars(m[1])),
 ]
@@ -1181,8 +1182,8 @@ def _parse_one(line: str) -> Event:
     return Unknown(line)
 
 
-_CUBE_GLUE = re.compile(r"(.*? The cube shows \d+\.)(.+)")
-_SCORE_GLUE = re.compile(r"(.+?[.!])(Score is \d+-\d+ in .+)")
+_CUBE_GLUE = re.compile(r"(.*? The cube shows \d{1,15}\.)(.+)")
+_SCORE_GLUE = re.compile(r"(.+?[.!])(Score is \d{1,15}-\d{1,15} in .+)")
 _LEADING_INT = re.compile(r"\d+")
 
 
