@@ -47,7 +47,8 @@ bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const c
 void bg_engine_free(bg_engine *engine);
 /* FNV-1a 64 digests of the weights (parsed floats), os and ts files. */
 void bg_engine_digests(const bg_engine *engine, unsigned long long *out3);
-/* The forward-pass kernel picked for this CPU: "avx2", "sse2" or "generic". */
+/* The forward-pass kernel picked for this CPU: "avx512", "avx2", "sse2" or
+ * "generic" (FIBSBOT_KERNEL=generic|sse2|avx2 in the environment forces one). */
 const char *bg_engine_kernel(const bg_engine *engine);
 /* Class of one board; -1 if a side has more than 15 chequers. */
 int bg_classify(const unsigned int *board);
@@ -58,6 +59,16 @@ int bg_classify_many(const unsigned int *boards, int n, int *classes);
  * Returns 0, or -(i+1) if board i has a side with more than 15 chequers. */
 int bg_evaluate_many(const bg_engine *engine, bg_cache *cache, const unsigned int *boards, int n,
                      float *out, int *classes);
+/* The same with boards as 50 bytes each (a Python bytes object can be passed
+ * as is: each byte is a chequer count). */
+int bg_evaluate_many8(const bg_engine *engine, bg_cache *cache, const char *boards, int n,
+                      float *out, int *classes);
+int bg_classify_many8(const char *boards, int n, int *classes);
+/* Outputs before gnubg's sanity check (what evaluation noise is added to):
+ * raw net outputs (race: after the race-backgammon override); database
+ * classes and OVER as bg_evaluate_many. No cache. */
+int bg_evaluate_raw_many(const bg_engine *engine, const unsigned int *boards, int n, float *out,
+                         int *classes);
 /* A position cache shared safely by any number of threads (lock-free;
  * a slot being written reads as a miss). 2^log2_entries slots of 64 bytes.
  * bg_cache_clear must not race with bg_cache_free. */
@@ -71,5 +82,177 @@ void bg_sigmoid_table(float *out101);
 float bg_sigmoid_value(float z);
 unsigned int bg_bearoff_id(const unsigned int *side, int n_points, int n_chequers);
 int bg_net_inputs(const bg_engine *engine, const unsigned int *board, int net, float *out);
+
+/* ==== cube.c, met.c, noise.c: match equity, cubeful equities, cube
+ * decisions, evaluation noise (gnubg-play-spec sections 2, 4, 5) ==== */
+
+/* A match equity table as gnubg holds it, extended to 64 points (built by
+ * engine/met.py): pre[i][j] = MWC of player 0 needing i+1 points against
+ * player 1 needing j+1 before the Crawford game (row/column 0 = the Crawford
+ * game itself); post[p][i] = MWC of player p, trailing and needing i+1
+ * points, after the Crawford game (the other player is 1-away). */
+typedef struct {
+    float pre[64][64];
+    float post[2][64];
+} bg_met;
+
+/* Cube state for the side on roll (`move`, whose probabilities are given).
+ * Fill with bg_cubeinfo_set, which also sets the gammon prices. */
+typedef struct {
+    const bg_met *met;     /* needed in match play; NULL allowed for money */
+    int cube;              /* cube value 1, 2, 4, ... */
+    int owner;             /* -1 centred, else player 0 or 1 */
+    int move;              /* player on roll (0 or 1) */
+    int match_to;          /* match length; 0 = money */
+    int score[2];
+    int crawford;          /* this game is the Crawford game (match only) */
+    int jacoby;            /* money only */
+    int beavers;           /* money only: beavers allowed */
+    float gammon_price[4]; /* gammon price player 0, player 1, backgammon price 0, 1 */
+} bg_cubeinfo;
+
+void bg_cubeinfo_set(bg_cubeinfo *ci, const bg_met *met, int cube, int owner, int move,
+                     int match_to, int score0, int score1, int crawford, int jacoby, int beavers);
+/* MWC of `player` after `winner` wins `points` (gnubg's getME). */
+float bg_met_mwc(const bg_met *met, int score0, int score1, int match_to, int player,
+                 int points, int winner, int crawford);
+/* Cubeless normalised equity of p for ci->move (money: Jacoby-adjusted). */
+float bg_cube_utility(const float *p, const bg_cubeinfo *ci);
+/* Match: MWC <-> normalised money equity (EMG) at ci's cube; money: identity. */
+float bg_cube_mwc_to_emg(float mwc, const bg_cubeinfo *ci);
+float bg_cube_emg_to_mwc(float emg, const bg_cubeinfo *ci);
+/* Cube efficiency x of a leaf board (50 uints, side on roll = board[25..49])
+ * of the given class (section 4.2; two-sided bearoff: 0.6 here, the exact
+ * value is derived inside bg_cube_leaf when exact_money is given).
+ * low_ply = 0: gnubg 1.07's parameters (contact/crashed 0.68, race
+ * 0.55 + 0.00125 pips in [0.6, 0.7]), also gnubg 1.1's for 2+ ply contexts;
+ * low_ply = 1: gnubg 1.1's set for 0-1 ply contexts (0.76, race
+ * 0.6 + 0.0025 pips in [0.6, 0.8]), what the `gnubg` PyPI package uses. */
+float bg_cube_efficiency(const unsigned int *board, int pos_class, int low_ply);
+/* Cubeful value at a leaf from cubeless p (5 floats) for ci->move: money =
+ * normalised cubeful equity (per ci->cube); match = cubeful MWC.
+ * exact_money: NULL, or for two-sided bearoff classes (4, 5) the database's
+ * exact money cubeful equities {centred, owned by ci->move, owned by the
+ * opponent}: money returns them, match derives the efficiency from them. */
+float bg_cube_leaf(const float *p, float x, int pos_class, const float *exact_money,
+                   const bg_cubeinfo *ci);
+/* The two-sided bearoff database's exact money cubeful equities of a board
+ * {centred, owned by the side on roll, owned by the opponent}, the
+ * exact_money argument above. 0, or -1 if the board is not in the database
+ * or the database has no cubeful values. */
+int bg_cube_exact_money(const bg_engine *engine, const unsigned int *board, float *out);
+/* 1 if ci->move may double now (section 4.4 availability). */
+int bg_cube_available(const bg_cubeinfo *ci);
+/* Classifies ND, DT, DP (normalised, per ci->cube: money DT already x2, match
+ * converted to EMG); win_gammon = p[1] of the no-double evaluation. Returns
+ * a decision code (csrc/cube.h BG_CUBE_*, gnubg's names in engine/cube.py
+ * ACTIONS); *optimal gets the equity of the proper action. */
+int bg_cube_classify(const bg_cubeinfo *ci, const float *nd_dt_dp, float win_gammon,
+                     float *optimal);
+/* 0-ply cube decision from cubeless p: out[4] = optimal, ND, DT, DP
+ * (normalised equity / EMG). Returns the decision code. */
+int bg_cube_decision(const float *p, float x, int pos_class, const float *exact_money,
+                     const bg_cubeinfo *ci, float *out);
+/* Dead-cube double point (the bot's market-window pre-check, section 4.4). */
+float bg_cube_double_point_dead(const float *p, const bg_cubeinfo *ci);
+
+/* ISAAC generator state (16 words as in gnubg); per thread, never shared. */
+typedef struct {
+    unsigned int rsl[16];
+    unsigned int mem[16];
+    unsigned int a, b, c, cnt;
+} bg_isaac;
+/* Seeds all 16 seed words with `seed` (gnubg uses the Unix time). */
+void bg_isaac_seed(bg_isaac *r, unsigned int seed);
+unsigned int bg_isaac_next(bg_isaac *r);
+/* Test hook: Jenkins' reference run (256 words, zero seed, 2nd round). */
+void bg_isaac_selftest(unsigned int *out, int n);
+/* Noise deviate z for output 0..4 of a board (50 uints, side on roll =
+ * board[25..49]): deterministic MD5 (signed-char sum as gnubg on x86, or
+ * centred = unsigned) or random from rng (Marsaglia polar). */
+float bg_noise_deviate(const unsigned int *board, int output, int deterministic, int centred,
+                       bg_isaac *rng);
+/* Applies noise to 5 leaf outputs as gnubg does. `out` must hold the RAW net
+ * outputs (before the sanity check; gnubg adds noise first and sanity-checks
+ * after): out[i] += noise*z_i*k_i with
+ * k = (1, .25, .01, .25, .01), clamp to [0,1], then the sanity check (needs
+ * the engine's one-sided database; engine NULL skips it). Nothing happens
+ * for noise 0, class OVER, or (cubeful = 1) the exact two-sided bearoff
+ * classes. Returns 1 if noise was applied, 0 if not, -1 if a random
+ * context has no rng. */
+int bg_noise_apply(const bg_engine *engine, const unsigned int *board, int pos_class, int cubeful,
+                   float noise, int deterministic, int centred, bg_isaac *rng, float *out);
+
+/* ==== search.c: the n-ply search and the decision API (gnubg-play-spec
+ * sections 1-4). One call per decision; the GIL is released by cffi. Plies
+ * use gnubg's numbering (0 = the raw net). Results do not depend on the
+ * thread count. ==== */
+
+/* A move-filter entry: after scoring the surviving moves at a ply, keep the
+ * first `accept`, then up to `extra` more within `threshold` of the best;
+ * accept -1 skips that ply. */
+typedef struct {
+    int accept;
+    int extra;
+    float threshold;
+} bg_move_filter;
+
+/* An evaluation context (gnubg's evalcontext, move filters, our switches). */
+typedef struct {
+    int plies;              /* 0..6 */
+    int cubeful;            /* cubeful move scores and tree (gnubg's levels: 1) */
+    int prune;              /* pruning nets inside the search (ignored with noise) */
+    float noise;            /* standard deviation added at the leaves; 0 = none */
+    int deterministic;      /* noise from an MD5 of the position, else ISAAC(seed) */
+    int centred;            /* deterministic noise unbiased (1) or as gnubg on x86 (0) */
+    unsigned int seed;      /* random noise seed (forces one thread) */
+    int efficiency_set;     /* cube efficiencies: 0 = gnubg 1.07, 1 = gnubg 1.1 */
+    int threads;            /* search threads; 0 = every core this process may use */
+    bg_move_filter filter[4][4]; /* filter[n-1][k] for an n-ply search (n > 4: row 4) */
+} bg_search_settings;
+
+enum {
+    BG_SEARCH_ERR_BOARD = -1,    /* a side has more than 15 chequers */
+    BG_SEARCH_ERR_DICE = -2,
+    BG_SEARCH_ERR_SETTINGS = -3,
+    BG_SEARCH_ERR_MEMORY = -4
+};
+
+/* Expert (0-ply cubeful, no noise, gnubg 1.1 efficiencies, all cores, Normal filter). */
+void bg_search_settings_init(bg_search_settings *s);
+/* The number of cores `threads = 0` uses. */
+int bg_search_default_threads(void);
+
+/* Chequer play for the side on roll (board[25..49]; ci->move = that player)
+ * and the roll die1/die2: every legal play, ranked as gnubg's bot ranks them
+ * (deepest evaluation first, then score). Writes up to max candidates: the
+ * play, its resulting board (50 uints, from the mover, not swapped; results
+ * may be NULL), its score (cubeful normalised equity, EMG in match play; the
+ * cubeless score for cubeless settings), the cubeless score (equity2), the
+ * mover's probabilities (5 each) and the plies it was evaluated at. Any
+ * output pointer may be NULL. Returns the number written (0: no legal play),
+ * or a negative BG_SEARCH_ERR_*. */
+int bg_best_move(const bg_engine *engine, bg_cache *cache, const unsigned int *board, int die1,
+                 int die2, const bg_search_settings *settings, const bg_cubeinfo *ci,
+                 bg_move *moves, unsigned int *results, float *equity, float *equity2,
+                 float *probs, int *plies, int max);
+
+/* Cube decision of the side on roll (before rolling) at settings->plies:
+ * out4 = optimal, no double, double/take, double/pass (normalised equity /
+ * EMG); probs = the evaluation's cubeless probabilities; precheck (may be
+ * NULL) = the bot's market-window pre-check, a cubeless evaluation one ply
+ * shallower. Returns the decision code (csrc/cube.h, engine/cube.py ACTIONS)
+ * or a negative BG_SEARCH_ERR_*. */
+int bg_cube_decide(const bg_engine *engine, bg_cache *cache, const unsigned int *board,
+                   const bg_search_settings *settings, const bg_cubeinfo *ci, float *out4,
+                   float *probs, float *precheck);
+
+/* n-ply evaluation of a position before the roll: probs = cubeless
+ * probabilities for the side on roll; equity[0] = cubeless score (money:
+ * gammons count), equity[1] = cubeful equity with the side on roll free to
+ * double (EMG in match play; = equity[0] for cubeless settings). */
+int bg_evaluate_nply(const bg_engine *engine, bg_cache *cache, const unsigned int *board,
+                     const bg_search_settings *settings, const bg_cubeinfo *ci, float *probs,
+                     float *equity);
 
 #endif

@@ -719,6 +719,29 @@ static unsigned int side_total(const unsigned int *s)
     return t;
 }
 
+/* sum_i sum_{j >= i+off} a[i]*b[j] as the reference build computes it: each
+ * inner sum in four partial sums (j - i - off = L mod 4) over the largest
+ * multiple of 4 terms, combined as (s0 + s2) + (s1 + s3) and added to the
+ * total, then the remaining terms one by one. */
+static float tri_sum(const float *a, const float *b, int off)
+{
+    float w = 0.0f;
+    for (int i = 0; i < 32; i++) {
+        int start = i + off, n = 32 - start;
+        if (n <= 0)
+            break;
+        int main = n & ~3;
+        float l[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int t = 0; t < main; t++)
+            l[t & 3] = l[t & 3] + a[i] * b[start + t];
+        if (main)
+            w = w + ((l[0] + l[2]) + (l[1] + l[3]));
+        for (int j = start + main; j < 32; j++)
+            w = w + a[i] * b[j];
+    }
+    return w;
+}
+
 void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5])
 {
     unsigned short p0r[32], g0r[32], p1r[32], g1r[32];
@@ -731,18 +754,11 @@ void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5])
         p1[i] = DIVC(p1r[i], 65535);
         g1[i] = DIVC(g1r[i], 65535);
     }
-    float win = 0.0f;
-    for (int i = 0; i < 32; i++)
-        for (int j = i; j < 32; j++)
-            win += p1[i] * p0[j];
+    float win = tri_sum(p1, p0, 0);
     float wg = 0.0f, lg = 0.0f;
     if (side_total(b[0]) == 15 || side_total(b[1]) == 15) {
-        for (int i = 0; i < 32; i++)
-            for (int j = i; j < 32; j++)
-                wg += p1[i] * g0[j];
-        for (int i = 0; i < 32; i++)
-            for (int j = i + 1; j < 32; j++)
-                lg += p0[i] * g1[j];
+        wg = tri_sum(p1, g0, 0);
+        lg = tri_sum(p0, g1, 1);
     }
     out[0] = win;
     out[1] = wg;

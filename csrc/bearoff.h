@@ -27,8 +27,8 @@ typedef struct {
 } bg_bearoff_ts;
 
 /* Digests of the files shipped with gnubg (FNV-1a 64 of the bytes). */
-#define BG_OS0_DIGEST 0x0ULL
-#define BG_TS0_DIGEST 0x0ULL
+#define BG_OS0_DIGEST 0x1599aa5fd696921cULL
+#define BG_TS0_DIGEST 0x0fb961471cef03ffULL
 
 int bg_bearoff_os_load(bg_bearoff_os *db, const char *path, char *err, int errlen);
 int bg_bearoff_ts_load(bg_bearoff_ts *db, const char *path, char *err, int errlen);

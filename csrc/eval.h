@@ -25,7 +25,18 @@ int bg_classify_board(const bg_board b);
 /* 0-ply cubeless outputs of b for the side on roll; returns the class. */
 int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5]);
 
-/* Same, through a cache (cache may be NULL). */
+/* The same before the sanity check: raw net outputs (race: after the
+ * race-backgammon override), what gnubg adds evaluation noise to; the
+ * database classes and OVER as in bg_eval0. */
+int bg_eval0_raw(const struct bg_engine *e, const bg_board b, float out[5]);
+
+/* The pruning nets (spec 3.5, used by >= 1-ply searches): outputs of b with
+ * the prune net of pos_class (RACE, CRASHED or CONTACT: the class shared by
+ * all candidates), then for RACE the race-backgammon override, then the
+ * sanity check. Not yet checked against gnubg's pruning. */
+void bg_eval_prune(const struct bg_engine *e, const bg_board b, int pos_class, float out[5]);
+
+/* Same as bg_eval0, through a cache (cache may be NULL). */
 struct bg_cache;
 int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,
                     float out[5]);

@@ -1,7 +1,12 @@
 /* Net inputs, written from gnubg-engine-spec section 3. */
 #include "inputs.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Constant divisions as the gnubg reference build computes them: its
  * -ffast-math turns x / c into x * (1/c) with the reciprocal rounded to float. */
@@ -13,63 +18,121 @@
 
 /* ---- base block -------------------------------------------------------- */
 
-static void encode_point(unsigned int n, float *f)
+/* Point encoding (spec 3.1) of n = 0..15 chequers: n=1 -> (1,0,0,0),
+ * n=2 -> (0,1,0,0), n>=3 -> (0,0,1,(n-3)/2); the bar is cumulative. */
+static const float POINT_CODE[16][4] __attribute__((aligned(16))) = {
+    {0, 0, 0, 0},    {1, 0, 0, 0},    {0, 1, 0, 0},    {0, 0, 1, 0},
+    {0, 0, 1, 0.5f}, {0, 0, 1, 1},    {0, 0, 1, 1.5f}, {0, 0, 1, 2},
+    {0, 0, 1, 2.5f}, {0, 0, 1, 3},    {0, 0, 1, 3.5f}, {0, 0, 1, 4},
+    {0, 0, 1, 4.5f}, {0, 0, 1, 5},    {0, 0, 1, 5.5f}, {0, 0, 1, 6},
+};
+static const float BAR_CODE[16][4] __attribute__((aligned(16))) = {
+    {0, 0, 0, 0},    {1, 0, 0, 0},    {1, 1, 0, 0},    {1, 1, 1, 0},
+    {1, 1, 1, 0.5f}, {1, 1, 1, 1},    {1, 1, 1, 1.5f}, {1, 1, 1, 2},
+    {1, 1, 1, 2.5f}, {1, 1, 1, 3},    {1, 1, 1, 3.5f}, {1, 1, 1, 4},
+    {1, 1, 1, 4.5f}, {1, 1, 1, 5},    {1, 1, 1, 5.5f}, {1, 1, 1, 6},
+};
+
+static unsigned int clamp15(unsigned int n) { return n > 15 ? 15 : n; }
+
+/* Appends a point's non-zero codes (offset base) to a sparse list. */
+static inline int sparse_point(int *idx, float *val, int m, int base, unsigned int n, int bar)
 {
-    f[0] = f[1] = f[2] = f[3] = 0.0f;
-    if (n == 1) {
-        f[0] = 1.0f;
-    } else if (n == 2) {
-        f[1] = 1.0f;
-    } else if (n >= 3) {
-        f[2] = 1.0f;
-        f[3] = DIVC((int)n - 3, 2);
+    const float *code = bar ? BAR_CODE[clamp15(n)] : POINT_CODE[clamp15(n)];
+    for (int k = 0; k < 4; k++) {
+        idx[m] = base + k;
+        val[m] = code[k];
+        m += code[k] != 0.0f;
     }
+    return m;
 }
 
-static void encode_bar(unsigned int n, float *f)
+static uint32_t occupied(const unsigned int *s, int count)
 {
-    f[0] = n >= 1 ? 1.0f : 0.0f;
-    f[1] = n >= 2 ? 1.0f : 0.0f;
-    f[2] = n >= 3 ? 1.0f : 0.0f;
-    f[3] = n > 3 ? DIVC((int)n - 3, 2) : 0.0f;
+    uint32_t m = 0;
+    for (int i = 0; i < count; i++)
+        m |= (uint32_t)(s[i] != 0) << i;
+    return m;
 }
 
-static void base_side(const unsigned int *s, float *out)
+/* The base encoding of one side's occupied points (occ: bitmap of 0..24). */
+static int sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float *val,
+                            int m)
 {
-    for (int i = 0; i < 24; i++)
-        encode_point(s[i], out + 4 * i);
-    encode_bar(s[24], out + 96);
+    for (uint32_t o = occ & 0xffffffu; o; o &= o - 1) {
+        int i = __builtin_ctz(o);
+        m = sparse_point(idx, val, m, base + 4 * i, s[i], 0);
+    }
+    if (occ >> 24)
+        m = sparse_point(idx, val, m, base + 96, s[24], 1);
+    return m;
 }
 
-void bg_inputs_base(const bg_board b, float *out)
+void bg_sparse_base(const bg_board b, bg_sparse *out)
 {
-    base_side(b[0], out);
-    base_side(b[1], out + 100);
+    int m = sparse_base_side(b[0], occupied(b[0], 25), 0, out->idx, out->val, 0);
+    out->n = sparse_base_side(b[1], occupied(b[1], 25), 100, out->idx, out->val, m);
 }
 
-/* ---- race -------------------------------------------------------------- */
+/* Appends the non-zero entries of a dense block. */
+static int sparse_append(const float *x, int count, int base, int *idx, float *val, int m)
+{
+    for (int k = 0; k < count; k++) {
+        idx[m] = base + k;
+        val[m] = x[k];
+        m += x[k] != 0.0f;
+    }
+    return m;
+}
 
-static void race_side(const unsigned int *s, float *out)
+static int sparse_race_side(const unsigned int *s, int base, int *idx, float *val, int m)
 {
     unsigned int total = 0;
     for (int i = 0; i < 25; i++)
         total += s[i];
-    for (int i = 0; i < 23; i++)
-        encode_point(s[i], out + 4 * i);
+    for (uint32_t o = occupied(s, 23); o; o &= o - 1) {
+        int i = __builtin_ctz(o);
+        m = sparse_point(idx, val, m, base + 4 * i, s[i], 0);
+    }
     unsigned int off = total >= 15 ? 0 : 15 - total;
-    for (int k = 0; k < 14; k++)
-        out[92 + k] = (off == (unsigned int)k + 1) ? 1.0f : 0.0f;
+    if (off >= 1 && off <= 14) {
+        idx[m] = base + 92 + (int)off - 1;
+        val[m++] = 1.0f;
+    }
     int cross = 0;
     for (int q = 1; q <= 3; q++)
         for (int i = 6 * q; i < 6 * q + 6; i++)
             cross += q * (int)s[i];
-    out[106] = DIVC(cross, 10);
+    idx[m] = base + 106;
+    val[m] = DIVC(cross, 10);
+    return m + (cross != 0);
+}
+
+void bg_sparse_race(const bg_board b, bg_sparse *out)
+{
+    int m = sparse_race_side(b[0], 0, out->idx, out->val, 0);
+    out->n = sparse_race_side(b[1], 107, out->idx, out->val, m);
+}
+
+static void sparse_to_dense(const bg_sparse *sp, int count, float *out)
+{
+    memset(out, 0, (size_t)count * sizeof(float));
+    for (int k = 0; k < sp->n; k++)
+        out[sp->idx[k]] = sp->val[k];
+}
+
+void bg_inputs_base(const bg_board b, float *out)
+{
+    bg_sparse sp;
+    bg_sparse_base(b, &sp);
+    sparse_to_dense(&sp, BG_N_BASE_INPUTS, out);
 }
 
 void bg_inputs_race(const bg_board b, float *out)
 {
-    race_side(b[0], out);
-    race_side(b[1], out + 107);
+    bg_sparse sp;
+    bg_sparse_race(b, &sp);
+    sparse_to_dense(&sp, BG_N_RACE_INPUTS, out);
 }
 
 /* ---- escape tables ----------------------------------------------------- */
@@ -101,13 +164,63 @@ void bg_escape_tables_init(bg_escape_tables *t)
     }
 }
 
-static int escape_mask(const unsigned int *b, int n)
+/* Bitmaps of one side's points 0..24 (its own coordinates). */
+typedef struct {
+    uint32_t occ;  /* at least one chequer */
+    uint32_t blot; /* exactly one */
+    uint32_t two;  /* exactly two */
+    uint32_t made; /* two or more */
+} side_bits;
+
+static side_bits side_bits_of(const unsigned int *b)
 {
-    int m = 0, lim = n < 12 ? n : 12;
-    for (int t = 0; t < lim; t++)
-        if (b[24 + t - n] >= 2)
-            m |= 1 << t;
-    return m;
+    side_bits s = {0, 0, 0, 0};
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi32(1), two = _mm_set1_epi32(2);
+    for (int i = 0; i < 24; i += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
+        s.occ |= (uint32_t)(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, zero))) ^ 15) << i;
+        s.blot |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, one))) << i;
+        s.two |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, two))) << i;
+        s.made |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, one))) << i;
+    }
+    unsigned int n = b[24];
+    s.occ |= (uint32_t)(n != 0) << 24;
+    s.blot |= (uint32_t)(n == 1) << 24;
+    s.two |= (uint32_t)(n == 2) << 24;
+    s.made |= (uint32_t)(n >= 2) << 24;
+#else
+    for (int i = 0; i < 25; i++) {
+        unsigned int n = b[i];
+        s.occ |= (uint32_t)(n != 0) << i;
+        s.blot |= (uint32_t)(n == 1) << i;
+        s.two |= (uint32_t)(n == 2) << i;
+        s.made |= (uint32_t)(n >= 2) << i;
+    }
+#endif
+    return s;
+}
+
+/* Points 0..23 seen from the other side: bit i -> bit 23 - i. */
+static uint32_t flip24(uint32_t x)
+{
+    x &= 0xffffffu;
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+    x = (x >> 16) | (x << 16);
+    return x >> 8;
+}
+
+/* Escapes mask for distance n: bit t (t < min(n, 12)) set iff point
+ * 24 + t - n holds two or more chequers (made = side_bits.made). */
+static int escape_mask(unsigned int made, int n)
+{
+    if (n <= 0)
+        return 0;
+    int lim = n < 12 ? n : 12;
+    return (int)((made >> (24 - n)) & ((1u << lim) - 1));
 }
 
 /* ---- contact extras ---------------------------------------------------- */
@@ -159,35 +272,6 @@ static const inter_t INTER[39] = {
     {1, {6, 12, 0}, 3, 18}, {1, {5, 10, 15}, 4, 20}, {1, {6, 12, 18}, 4, 24},
 };
 
-/* HITWAYS[d] for d = 0..24, -1 terminated (at most 5 ways). */
-static const signed char HITWAYS[25][6] = {
-    {-1},
-    {0, -1},
-    {1, 2, -1},
-    {3, 4, 5, -1},
-    {6, 7, 8, 9, -1},
-    {10, 11, 12, -1},
-    {13, 14, 15, 16, 17, -1},
-    {18, 19, 20, -1},
-    {21, 22, 23, 24, -1},
-    {25, 26, 27, -1},
-    {28, 29, -1},
-    {30, -1},
-    {31, 32, 33, -1},
-    {-1},
-    {-1},
-    {34, -1},
-    {35, -1},
-    {-1},
-    {36, -1},
-    {-1},
-    {37, -1},
-    {-1},
-    {-1},
-    {-1},
-    {38, -1},
-};
-
 /* The 21 rolls: doubles first (weight 1), then the rest (weight 2). */
 static const signed char ROLLS[21][4] = {
     {0, 2, 5, 9},    {1, 8, 17, 24},  {3, 16, 27, 33}, {6, 23, 32, 35}, {10, 29, 34, 37},
@@ -197,142 +281,193 @@ static const signed char ROLLS[21][4] = {
     {10, 13, 30, -1},
 };
 
-static int msb32(unsigned int x) { return 31 - __builtin_clz(x); }
+static int msb32(uint32_t x) { return 31 - __builtin_clz(x); }
 
-/* PIPLOSS, P1, P2 for side b against opponent o. */
-static void hit_features(const unsigned int *b, const unsigned int *o, float *x)
+/* Highest set bit, or none when x == 0. */
+static int msb_or(uint32_t x, int none) { return x ? msb32(x) : none; }
+
+static int popcount32(uint32_t x)
 {
-    unsigned int hit[39];
-    memset(hit, 0, sizeof hit);
-    int nboard = 0;
-    for (int i = 0; i < 6; i++)
-        if (b[i] >= 2)
-            nboard++;
-    for (int i = nboard > 2 ? 23 : 21; i >= 0; i--) {
-        if (o[i] != 1)
-            continue;
-        for (int j = 24 - i; j <= 24; j++) {
-            if (!b[j] || (j < 6 && b[j] == 2))
-                continue;
-            int d = i + j - 23;
-            for (const signed char *w = HITWAYS[d]; *w >= 0; w++) {
-                const inter_t *it = &INTER[*w];
-                if (it->all) {
-                    if (it->faces > 1) {
-                        int blocked = 0;
-                        for (int t = 0; t < 3; t++) {
-                            int k = it->inter[t];
-                            if (k && o[i - k] > 1) {
-                                blocked = 1;
-                                break;
-                            }
-                        }
-                        if (blocked)
-                            continue;
-                    }
-                } else {
-                    if (o[i - it->inter[0]] > 1 && o[i - it->inter[1]] > 1)
-                        continue;
-                }
-                hit[*w] |= 1u << j;
-            }
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+/* The ways to hit grouped by kind, as {way, pips, shifts...}; a shift is
+ * pips - k for an intermediate k (repeated to fill the row). */
+static const unsigned char DIRECT_WAYS[6][2] = {{0, 1}, {1, 2}, {3, 3}, {6, 4}, {10, 5}, {13, 6}};
+static const unsigned char MULTI_WAYS[18][5] = {
+    {2, 2, 1, 1, 1},    {5, 3, 2, 1, 2},    {8, 4, 2, 2, 2},     {9, 4, 3, 2, 1},
+    {16, 6, 3, 3, 3},   {17, 6, 4, 2, 4},   {23, 8, 4, 4, 4},    {24, 8, 6, 4, 2},
+    {27, 9, 6, 3, 6},   {29, 10, 5, 5, 5},  {31, 12, 6, 6, 6},   {32, 12, 8, 4, 8},
+    {33, 12, 9, 6, 3},  {34, 15, 10, 5, 10}, {35, 16, 12, 8, 4}, {36, 18, 12, 6, 12},
+    {37, 20, 15, 10, 5}, {38, 24, 18, 12, 6}};
+static const unsigned char PAIR_WAYS[15][4] = {
+    {4, 3, 2, 1},  {7, 4, 3, 1},  {11, 5, 4, 1}, {12, 5, 3, 2}, {14, 6, 5, 1},
+    {15, 6, 4, 2}, {18, 7, 6, 1}, {19, 7, 5, 2}, {20, 7, 4, 3}, {21, 8, 6, 2},
+    {22, 8, 5, 3}, {25, 9, 6, 3}, {26, 9, 5, 4}, {28, 10, 6, 4}, {30, 11, 6, 5}};
+
+#define DIRECT_WAY_BITS ((1ULL << 0) | (1ULL << 1) | (1ULL << 3) | (1ULL << 6) | (1ULL << 10) | (1ULL << 13))
+
+/* Bit (24 - x) for each intermediate x of a way: (blots << (24 - k)) &
+ * INTER_AT24[w] tests for blots on the points k - x. */
+static const uint32_t INTER_AT24[39] = {
+    0x0000000u, 0x0000000u, 0x0800000u, 0x0000000u, 0x0c00000u, 0x0c00000u,
+    0x0000000u, 0x0a00000u, 0x0400000u, 0x0e00000u, 0x0000000u, 0x0900000u,
+    0x0600000u, 0x0000000u, 0x0880000u, 0x0500000u, 0x0200000u, 0x0500000u,
+    0x0840000u, 0x0480000u, 0x0300000u, 0x0440000u, 0x0280000u, 0x0100000u,
+    0x0540000u, 0x0240000u, 0x0180000u, 0x0240000u, 0x0140000u, 0x0080000u,
+    0x00c0000u, 0x0040000u, 0x0110000u, 0x0248000u, 0x0084000u, 0x0111000u,
+    0x0041000u, 0x0084200u, 0x0041040u,
+};
+
+/* Bitmask of intermediate distances of each way (bit k for intermediate k). */
+static uint32_t inter_mask(int w)
+{
+    const inter_t *it = &INTER[w];
+    return (it->inter[0] ? 1u << it->inter[0] : 0) | (it->inter[1] ? 1u << it->inter[1] : 0) |
+           (it->inter[2] ? 1u << it->inter[2] : 0);
+}
+
+/* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
+ * opponent o. Step 1 builds hit[w], bit j set when our chequer on j hits an
+ * opponent blot with way w, with bitmaps; step 2 walks the 21 rolls. */
+static void hit_features(const unsigned int *b, const unsigned int *o, const side_bits *sb,
+                         const side_bits *so, float *x)
+{
+    unsigned int hit[39] = {0};
+    int nboard = popcount32(sb->made & 0x3fu);
+    /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
+     * H = our chequers that may hit, B = points the opponent has made.
+     * Hitter j hits target p = j - d; an intermediate k of a way lands on
+     * p + k = j - (d - k): blocked when bit j of B << (d - k) is set. */
+    uint64_t blots = flip24(so->blot);
+    uint64_t T = blots & (~0ULL << (nboard > 2 ? 0 : 2));
+    uint64_t B = flip24(so->made);
+    uint64_t H = sb->occ & ~(sb->two & 0x3fu);
+    uint64_t waymask = 0;
+    if (T && H) {
+#pragma GCC unroll 6
+        for (int t = 0; t < 6; t++) {
+            int w = DIRECT_WAYS[t][0];
+            hit[w] = (unsigned int)(H & (T << DIRECT_WAYS[t][1]) & 0x1ffffffu);
+            waymask |= (uint64_t)(hit[w] != 0) << w;
         }
+#pragma GCC unroll 18
+        for (int t = 0; t < 18; t++) {
+            const unsigned char *m = MULTI_WAYS[t];
+            uint64_t blocked = (B << m[2]) | (B << m[3]) | (B << m[4]);
+            hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked & 0x1ffffffu);
+            waymask |= (uint64_t)(hit[m[0]] != 0) << m[0];
+        }
+#pragma GCC unroll 15
+        for (int t = 0; t < 15; t++) {
+            const unsigned char *m = PAIR_WAYS[t];
+            uint64_t blocked = (B << m[2]) & (B << m[3]);
+            hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked & 0x1ffffffu);
+            waymask |= (uint64_t)(hit[m[0]] != 0) << m[0];
+        }
+    }
+    if (!waymask) {
+        x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
+        return;
     }
 
     int np = 0, n1 = 0, n2 = 0;
-    for (int r = 0; r < 21; r++) {
-        int nch = 0, npips = 0;
-        const signed char *ways = ROLLS[r];
-        int is_double = r < 6;
-        if (b[24] == 0) {
-            int last = -1;
-            for (int j = 0; j < 4 && ways[j] >= 0; j++) {
-                int w = ways[j];
-                unsigned int h = hit[w];
-                if (!h)
-                    continue;
-                const inter_t *it = &INTER[w];
-                int k = msb32(h);
-                if (it->faces == 1) {
-                    if (last != k || b[k] > 1)
-                        nch++;
-                    last = k;
-                    if (k - it->pips + 1 > npips)
-                        npips = k - it->pips + 1;
-                    if (is_double && (h & ~(1u << k)))
-                        nch++;
-                } else {
-                    if (nch == 0)
-                        nch = 1;
-                    if (k - it->pips + 1 > npips)
-                        npips = k - it->pips + 1;
-                    for (int t = 0; t < 3; t++) {
-                        int xx = it->inter[t];
-                        if (!xx)
-                            continue;
-                        if (o[23 - k + xx] == 1) {
-                            nch++;
-                            break;
-                        }
-                    }
-                }
-            }
-        } else if (b[24] == 1) {
-            int used = 0;
-            for (int j = 0; j < 4 && ways[j] >= 0; j++) {
-                int w = ways[j];
-                unsigned int h = hit[w];
-                if (!h)
-                    continue;
-                const inter_t *it = &INTER[w];
-                if (it->faces == 1) {
-                    for (int k = msb32(h); k >= 1; k--) {
-                        if (!(h & (1u << k)))
-                            continue;
-                        if (used && k != 24)
-                            break;
-                        if (k != 24) {
-                            int npp = INTER[ways[1 - j]].pips;
-                            if (o[npp - 1] > 1)
-                                break;
-                            used = 1;
-                        }
-                        nch++;
-                        if (k - it->pips + 1 > npips)
-                            npips = k - it->pips + 1;
-                    }
-                } else if (h & (1u << 24)) {
-                    if (nch == 0)
-                        nch = 1;
-                    if (25 - it->pips > npips)
-                        npips = 25 - it->pips;
-                    for (int t = 0; t < 3; t++) {
-                        int xx = it->inter[t];
-                        if (!xx)
-                            continue;
-                        if (o[xx + 1] == 1) {
-                            nch++;
-                            break;
-                        }
-                    }
-                }
-            }
-        } else {
-            for (int j = 0; j < 2; j++) {
-                int w = ways[j];
-                if ((hit[w] & (1u << 24)) && INTER[w].faces == 1) {
-                    nch++;
-                    if (25 - INTER[w].pips > npips)
-                        npips = 25 - INTER[w].pips;
-                }
-            }
+    if (b[24] == 0) {
+        /* Per-way facts used by every roll, 0 for ways without a hit: the
+         * rearmost hitter kk, the pips lost pp (>= 1 when hitting), whether
+         * kk is a made point, and whether the way adds a second chance (a
+         * direct way with another hitter, or a combined way whose landing
+         * spot x pips from kk holds a blot). */
+        int kk[39], pp[39], point[39], second[39];
+#pragma GCC unroll 6
+        for (int t = 0; t < 6; t++) {
+            int w = DIRECT_WAYS[t][0];
+            unsigned int h = hit[w];
+            int k = msb32(h | 1u), on = h != 0;
+            kk[w] = k;
+            pp[w] = on * (k - DIRECT_WAYS[t][1] + 1);
+            point[w] = b[k] > 1;
+            second[w] = (h & ~(1u << k)) != 0;
         }
-        int wt = is_double ? 1 : 2;
-        np += wt * npips;
-        if (nch > 0)
-            n1 += wt;
-        if (nch > 1)
-            n2 += wt;
+#pragma GCC unroll 33
+        for (int w = 0; w < 39; w++) {
+            if ((DIRECT_WAY_BITS >> w) & 1)
+                continue;
+            unsigned int h = hit[w];
+            int k = msb32(h | 1u), on = h != 0;
+            pp[w] = on * (k - INTER[w].pips + 1);
+            second[w] = on & (((blots << (24 - k)) & INTER_AT24[w]) != 0);
+        }
+        /* Doubles: one direct way, then three combined ways. Branch-free:
+         * on = 1 when a way hits; (nch ? nch : 1) is nch + (nch == 0). */
+#pragma GCC unroll 6
+        for (int r = 0; r < 6; r++) {
+            const signed char *ways = ROLLS[r];
+            int a = ways[0];
+            int nch = (hit[a] != 0) * (1 + second[a]);
+            int npips = pp[a];
+            for (int j = 1; j < 4; j++) {
+                int w = ways[j], on = hit[w] != 0;
+                nch += on * ((nch == 0) + second[w]);
+                npips = pp[w] > npips ? pp[w] : npips;
+            }
+            np += npips;
+            n1 += nch > 0;
+            n2 += nch > 1;
+        }
+        /* Two direct ways, then the combined one. */
+#pragma GCC unroll 15
+        for (int r = 6; r < 21; r++) {
+            const signed char *ways = ROLLS[r];
+            int a = ways[0], c = ways[1], e = ways[2];
+            int ha = hit[a] != 0, hc = hit[c] != 0, he = hit[e] != 0;
+            int nch = ha + (hc & (!ha | (kk[a] != kk[c]) | point[c]));
+            nch += he * ((nch == 0) + second[e]);
+            int npips = pp[a] > pp[c] ? pp[a] : pp[c];
+            npips = pp[e] > npips ? pp[e] : npips;
+            np += 2 * npips;
+            n1 += 2 * (nch > 0);
+            n2 += 2 * (nch > 1);
+        }
+    } else {
+        /* Chequers on the bar. A direct way counts the bar chequer hitting
+         * (bit 24) and, with one chequer up, the highest other hitter once
+         * per roll if the other die enters (for doubles the way after the
+         * direct one, twice the die: gnubg's quirk). A combined way counts
+         * only the bar chequer, plus a second chance when a landing spot x
+         * pips in holds a blot (o[x + 1]). */
+        int one = b[24] == 1;
+#pragma GCC unroll 21
+        for (int r = 0; r < 21; r++) {
+            const signed char *ways = ROLLS[r];
+            int nd = r < 6 ? 1 : 2;
+            int nch = 0, npips = 0, used = 0;
+            for (int j = 0; j < nd; j++) {
+                int w = ways[j], pw = INTER[w].pips;
+                int h24 = (hit[w] >> 24) & 1;
+                nch += h24;
+                npips = h24 * (25 - pw) > npips ? h24 * (25 - pw) : npips;
+                unsigned int rest = hit[w] & 0xffffffu;
+                int can = one & (rest != 0) & !used & (o[INTER[ways[1 - j]].pips - 1] <= 1);
+                used |= can;
+                nch += can;
+                int lost = can * (msb32(rest | 1u) - pw + 1);
+                npips = lost > npips ? lost : npips;
+            }
+            for (int j = nd; j < 4 && ways[j] >= 0; j++) {
+                int w = ways[j], pw = INTER[w].pips;
+                int h24 = one & (int)((hit[w] >> 24) & 1);
+                int blot = (so->blot & (inter_mask(w) << 1)) != 0;
+                nch += h24 * ((nch == 0) + blot);
+                npips = h24 * (25 - pw) > npips ? h24 * (25 - pw) : npips;
+            }
+            int wt = r < 6 ? 1 : 2;
+            np += wt * npips;
+            n1 += wt * (nch > 0);
+            n2 += wt * (nch > 1);
+        }
     }
     x[X_PIPLOSS] = DIVC(np, 432);
     x[X_P1] = DIVC(n1, 36);
@@ -342,37 +477,22 @@ static void hit_features(const unsigned int *b, const unsigned int *o, float *x)
 static const int BACKBONE_AC[23] = {11, 11, 11, 11, 11, 11, 11, 6, 5, 4, 3, 2,
                                     0,  0,  0,  0,  0,  0,  0,  0, 0, 0, 0};
 
-/* Fields 3..24 of one extra block: b's features against o. */
+/* Fields 3..24 of one extra block: b's features against o (spec 3.4). */
 static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
-                           const unsigned int *o, float *x)
+                           const unsigned int *o, const side_bits *sb, const side_bits *so,
+                           float *x)
 {
-    int opp_back_raw = -1;
-    for (int i = 24; i >= 0; i--)
-        if (o[i]) {
-            opp_back_raw = i;
-            break;
-        }
-    int opp_back = 23 - opp_back_raw; /* nOppBack */
-    int back = -1;
-    for (int i = 24; i >= 0; i--)
-        if (b[i]) {
-            back = i;
-            break;
-        }
+    int opp_back = 23 - msb_or(so->occ, -1); /* nOppBack: -1 when on the bar */
+    int back = msb_or(sb->occ, -1);
 
-    /* BREAK_CONTACT */
+    /* BREAK_CONTACT, FREEPIP */
     {
-        int n = 0;
-        for (int i = opp_back + 1; i <= 24; i++)
-            if (i >= 0)
-                n += (i + 1 - opp_back) * (int)b[i];
-        x[X_BREAK_CONTACT] = DIVC(n, 167);
-    }
-    /* FREEPIP */
-    {
-        int p = 0;
+        int n = 0, p = 0;
+        for (int i = opp_back + 1 < 0 ? 0 : opp_back + 1; i <= 24; i++)
+            n += (i + 1 - opp_back) * (int)b[i];
         for (int i = 0; i < opp_back; i++)
             p += (i + 1) * (int)b[i];
+        x[X_BREAK_CONTACT] = DIVC(n, 167);
         x[X_FREEPIP] = DIVC(p, 100);
     }
     /* TIMING */
@@ -380,73 +500,55 @@ static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
         int t = 24 * (int)b[24], no = (int)b[24];
         int m = opp_back < 11 ? 11 : opp_back;
         for (int i = 23; i > m; i--) {
-            if (b[i] && b[i] != 2) {
-                int ns = b[i] > 2 ? (int)b[i] - 2 : 1;
-                no += ns;
-                t += i * ns;
-            }
+            int v = (int)b[i];
+            int ns = (v == 0 || v == 2) ? 0 : v > 2 ? v - 2 : 1;
+            no += ns;
+            t += i * ns;
         }
         for (int i = m; i >= 6; i--) {
-            if (b[i]) {
-                no += (int)b[i];
-                t += i * (int)b[i];
-            }
+            no += (int)b[i];
+            t += i * (int)b[i];
         }
         for (int i = 5; i >= 0; i--) {
-            if (b[i] > 2) {
-                t += i * ((int)b[i] - 2);
-                no += (int)b[i] - 2;
-            } else if (b[i] < 2) {
-                int nm = 2 - (int)b[i];
-                if (no >= nm) {
-                    t -= i * nm;
-                    no -= nm;
-                }
-            }
+            int v = (int)b[i];
+            int ex = v > 2 ? v - 2 : 0;
+            int nm = v < 2 ? 2 - v : 0;
+            int take = no + ex >= nm ? nm : 0;
+            t += i * (ex - take);
+            no += ex - take;
         }
         x[X_TIMING] = DIVC(t, 100);
     }
     /* BACK_CHEQUER, BACK_ANCHOR, FORWARD_ANCHOR */
     x[X_BACK_CHEQUER] = DIVC(back, 24);
-    int anchor;
+    int start = back == 24 ? 23 : back;
+    int anchor = start < 0 ? -1 : msb_or(sb->made & ((2u << start) - 1), -1);
+    x[X_BACK_ANCHOR] = DIVC(anchor, 24);
     {
-        int i = back == 24 ? 23 : back;
-        for (; i >= 0; i--)
-            if (b[i] >= 2)
-                break;
-        anchor = i; /* -1 if none */
-        x[X_BACK_ANCHOR] = DIVC(anchor, 24);
-    }
-    {
-        int n = 0;
-        for (int j = 18; j <= anchor; j++)
-            if (b[j] >= 2) {
-                n = 24 - j;
-                break;
-            }
-        if (n == 0)
-            for (int j = 17; j >= 12; j--)
-                if (b[j] >= 2) {
-                    n = 24 - j;
-                    break;
-                }
-        x[X_FORWARD_ANCHOR] = n == 0 ? 2.0f : DIVC(n, 6);
+        int j = -1;
+        if (anchor >= 18) {
+            uint32_t m = sb->made & ((2u << anchor) - 1) & ~((1u << 18) - 1);
+            if (m)
+                j = __builtin_ctz(m);
+        }
+        if (j < 0)
+            j = msb_or(sb->made & 0x3f000u, -1);
+        x[X_FORWARD_ANCHOR] = j < 0 ? 2.0f : DIVC(24 - j, 6);
     }
 
-    hit_features(b, o, x);
+    hit_features(b, o, sb, so, x);
 
     /* BACKESCAPES, BACKRESCAPES, ACONTAIN, CONTAIN */
     {
-        int m = escape_mask(b, 23 - opp_back);
+        int m = escape_mask(sb->made, 23 - opp_back);
         x[X_BACKESCAPES] = DIVC(tab->esc[m], 36);
         x[X_BACKRESCAPES] = DIVC(tab->esc1[m], 36);
     }
     {
         int n = 36, i = 15;
         for (; i < 24 - opp_back; i++) {
-            int e = tab->esc[escape_mask(b, i)];
-            if (e < n)
-                n = e;
+            int e = tab->esc[escape_mask(sb->made, i)];
+            n = e < n ? e : n;
         }
         x[X_ACONTAIN] = DIVC(36 - n, 36);
         x[X_ACONTAIN2] = x[X_ACONTAIN] * x[X_ACONTAIN];
@@ -455,19 +557,19 @@ static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
             n = 36;
         }
         for (; i < 24; i++) {
-            int e = tab->esc[escape_mask(b, i)];
-            if (e < n)
-                n = e;
+            int e = tab->esc[escape_mask(sb->made, i)];
+            n = e < n ? e : n;
         }
         x[X_CONTAIN] = DIVC(36 - n, 36);
         x[X_CONTAIN2] = x[X_CONTAIN] * x[X_CONTAIN];
     }
-    /* MOBILITY */
+    /* MOBILITY (escapes through the opponent's points) */
     {
         int n = 0;
-        for (int i = 6; i < 25; i++)
-            if (b[i])
-                n += (i - 5) * (int)b[i] * tab->esc[escape_mask(o, i)];
+        for (uint32_t m = sb->occ & ~0x3fu; m; m &= m - 1) {
+            int i = __builtin_ctz(m);
+            n += (i - 5) * (int)b[i] * tab->esc[escape_mask(so->made, i)];
+        }
         x[X_MOBILITY] = DIVC(n, 3600);
     }
     /* MOMENT2 */
@@ -481,10 +583,8 @@ static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
         if (j > 0) {
             int mean = (s + j - 1) / j, j2 = 0;
             for (int i = mean + 1; i < 25; i++) {
-                if (b[i]) {
-                    j2 += (int)b[i];
-                    k += (int)b[i] * (i - mean) * (i - mean);
-                }
+                j2 += (int)b[i];
+                k += (int)b[i] * (i - mean) * (i - mean);
             }
             if (j2)
                 k = (k + j2 - 1) / j2;
@@ -513,41 +613,31 @@ static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
             }
         }
         x[X_ENTER] = DIVC(loss, 294);
-        int n = 0;
-        for (int i = 0; i < 6; i++)
-            if (o[i] > 1)
-                n++;
+        int n = popcount32(so->made & 0x3fu);
         x[X_ENTER2] = DIVC(36 - (n - 6) * (n - 6), 36);
     }
-    /* BACKBONE */
+    /* BACKBONE: the rearmost made point pa (never updated, gnubg's quirk)
+     * against every made point p below it, down to point 1 */
     {
-        int pa = -1, w = 0, tot = 0;
-        for (int p = 23; p >= 1; p--) {
-            if (b[p] >= 2) {
-                if (pa < 0) {
-                    pa = p;
-                    continue;
-                }
-                w += BACKBONE_AC[pa - p] * (int)b[pa];
-                tot += (int)b[pa];
+        int pa = msb_or(sb->made & 0xfffffeu, -1), w = 0, cnt = 0;
+        if (pa > 0) {
+            for (uint32_t m = sb->made & ((1u << pa) - 1) & ~1u; m; m &= m - 1) {
+                w += BACKBONE_AC[pa - __builtin_ctz(m)];
+                cnt++;
             }
         }
-        x[X_BACKBONE] = tot ? 1.0f - (float)w / (float)(tot * 11) : 0.0f;
+        /* 1 - w / (11 tot), in the reference build's order: (w * (1/11)) / tot */
+        int tot = cnt * (pa > 0 ? (int)b[pa] : 0);
+        w *= pa > 0 ? (int)b[pa] : 0;
+        x[X_BACKBONE] = tot ? 1.0f - DIVC(w, 11) / (float)tot : 0.0f;
     }
     /* BACKG, BACKG1 */
     {
-        int nac = 0, tot = 0;
-        for (int i = 18; i < 24; i++)
-            if (b[i] > 1)
-                nac++;
+        int nac = popcount32(sb->made & 0xfc0000u), tot = 0;
         for (int i = 18; i < 25; i++)
             tot += (int)b[i];
-        x[X_BACKG] = 0.0f;
-        x[X_BACKG1] = 0.0f;
-        if (nac > 1)
-            x[X_BACKG] = DIVC(tot - 3, 4);
-        else if (nac == 1)
-            x[X_BACKG1] = DIVC(tot, 8);
+        x[X_BACKG] = nac > 1 ? DIVC(tot - 3, 4) : 0.0f;
+        x[X_BACKG1] = nac == 1 ? DIVC(tot, 8) : 0.0f;
     }
 }
 
@@ -589,17 +679,28 @@ static void off_noncrashed(unsigned int m, float *f)
     }
 }
 
+void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed, bg_sparse *out)
+{
+    float blk[2][X_COUNT];
+    side_bits s0 = side_bits_of(b[0]), s1 = side_bits_of(b[1]);
+    extra_features(t, b[1], b[0], &s1, &s0, blk[0]);
+    extra_features(t, b[0], b[1], &s0, &s1, blk[1]);
+    if (crashed) {
+        off_all(off_count(b[1]), blk[0]);
+        off_all(off_count(b[0]), blk[1]);
+    } else {
+        off_noncrashed(off_count(b[0]), blk[0]);
+        off_noncrashed(off_count(b[1]), blk[1]);
+    }
+    int m = sparse_base_side(b[0], s0.occ, 0, out->idx, out->val, 0);
+    m = sparse_base_side(b[1], s1.occ, 100, out->idx, out->val, m);
+    m = sparse_append(blk[0], X_COUNT, 200, out->idx, out->val, m);
+    out->n = sparse_append(blk[1], X_COUNT, 225, out->idx, out->val, m);
+}
+
 void bg_inputs_contact(const bg_escape_tables *t, const bg_board b, int crashed, float *out)
 {
-    bg_inputs_base(b, out);
-    float *blk_a = out + 200, *blk_b = out + 225;
-    extra_features(t, b[1], b[0], blk_a);
-    extra_features(t, b[0], b[1], blk_b);
-    if (crashed) {
-        off_all(off_count(b[1]), blk_a);
-        off_all(off_count(b[0]), blk_b);
-    } else {
-        off_noncrashed(off_count(b[0]), blk_a);
-        off_noncrashed(off_count(b[1]), blk_b);
-    }
+    bg_sparse sp;
+    bg_sparse_contact(t, b, crashed, &sp);
+    sparse_to_dense(&sp, BG_N_CONTACT_INPUTS, out);
 }

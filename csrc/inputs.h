@@ -17,6 +17,19 @@ typedef struct {
 
 void bg_escape_tables_init(bg_escape_tables *t);
 
+/* Sparse inputs: the non-zero inputs of a net, indices ascending (the
+ * forward pass adds them in this order). idx/val have one spare slot. */
+typedef struct {
+    int n;
+    int idx[BG_N_CONTACT_INPUTS + 1];
+    float val[BG_N_CONTACT_INPUTS + 1];
+} bg_sparse;
+
+void bg_sparse_base(const bg_board b, bg_sparse *out);
+void bg_sparse_race(const bg_board b, bg_sparse *out);
+void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed, bg_sparse *out);
+
+/* Dense forms (for tests and tools): every input, zeros included. */
 void bg_inputs_base(const bg_board b, float *out);    /* 200 */
 void bg_inputs_race(const bg_board b, float *out);    /* 214 */
 /* 250 inputs; crashed selects the crashed net's men-off layout. */

@@ -72,17 +72,19 @@ static const char *const net_names[BG_NET_COUNT] = {
     "contact", "race", "crashed", "prune contact", "prune crashed", "prune race",
 };
 
-static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
+/* Arrays start on 64-byte boundaries (AVX-512 aligned loads). */
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-/* Carves every array out of one 32-byte aligned block. */
+/* Carves every array out of one 64-byte aligned block. */
 static int netset_alloc(bg_netset *set)
 {
     size_t total = 0;
     for (int k = 0; k < BG_NET_COUNT; k++) {
         size_t in = (size_t)net_dims[k][0], hid = (size_t)net_dims[k][1];
-        total += round8(in * hid) + hid * BG_NET_OUT_LANES + round8(hid);
+        total += round16(in * hid) + hid * BG_NET_OUT_LANES + round16(hid) + 4 * hid +
+                 round16(hid);
     }
-    float *p = aligned_alloc(32, total * sizeof(float));
+    float *p = aligned_alloc(64, total * sizeof(float));
     if (!p)
         return -1;
     memset(p, 0, total * sizeof(float));
@@ -93,11 +95,15 @@ static int netset_alloc(bg_netset *set)
         n->n_hidden = net_dims[k][1];
         n->n_out = net_dims[k][2];
         n->w_hidden = p;
-        p += round8((size_t)n->n_in * n->n_hidden);
+        p += round16((size_t)n->n_in * n->n_hidden);
         n->w_out_t = p;
         p += (size_t)n->n_hidden * BG_NET_OUT_LANES;
+        n->w_out_q = p;
+        p += 4 * (size_t)n->n_hidden;
+        n->w_out_q4 = p;
+        p += round16((size_t)n->n_hidden);
         n->th_hidden = p;
-        p += round8((size_t)n->n_hidden);
+        p += round16((size_t)n->n_hidden);
         memset(n->th_out, 0, sizeof n->th_out);
     }
     return 0;
@@ -126,6 +132,10 @@ static void net_store(bg_net *n, size_t pos, float v)
     if (pos < nv) {
         size_t o = pos / (size_t)n->n_hidden, h = pos % (size_t)n->n_hidden;
         n->w_out_t[h * BG_NET_OUT_LANES + o] = v;
+        if (o < 4)
+            n->w_out_q[(h / 4) * 16 + 4 * o + h % 4] = v;
+        else
+            n->w_out_q4[h] = v;
         return;
     }
     pos -= nv;
@@ -453,31 +463,33 @@ int bg_netset_load(bg_netset *set, const char *path, char *err, int errlen)
 
 /* ---- forward pass ----------------------------------------------------- */
 
+/* Output sums as the reference build computes them: four partial sums over
+ * hidden units k = L mod 4, combined as (s0 + s2) + (s1 + s3), then added to
+ * the threshold (a 4-lane vectorised reduction). */
 static void output_layer_generic(const bg_net *net, const float *h, float *out)
 {
-    float r[BG_NET_OUT_LANES];
-    for (int o = 0; o < net->n_out; o++)
-        r[o] = net->th_out[o];
+    float s[4][BG_NET_OUT_LANES];
+    memset(s, 0, sizeof s);
     for (int k = 0; k < net->n_hidden; k++) {
         const float *v = net->w_out_t + (size_t)k * BG_NET_OUT_LANES;
         for (int o = 0; o < net->n_out; o++)
-            r[o] = r[o] + h[k] * v[o];
+            s[k & 3][o] = s[k & 3][o] + h[k] * v[o];
     }
     float nb = -net->beta_output;
-    for (int o = 0; o < net->n_out; o++)
-        out[o] = bg_sigmoid(nb * r[o]);
+    for (int o = 0; o < net->n_out; o++) {
+        float r = net->th_out[o] + ((s[0][o] + s[2][o]) + (s[1][o] + s[3][o]));
+        out[o] = bg_sigmoid(nb * r);
+    }
 }
 
-void bg_forward_generic(const bg_net *net, const float *in, float *out)
+void bg_forward_generic(const bg_net *net, const int *idx, const float *val, int n, float *out)
 {
     const int nh = net->n_hidden;
     float acc[BG_NET_MAX_HIDDEN];
     memcpy(acc, net->th_hidden, (size_t)nh * sizeof(float));
-    for (int i = 0; i < net->n_in; i++) {
-        float x = in[i];
-        if (x == 0.0f)
-            continue;
-        const float *row = net->w_hidden + (size_t)i * nh;
+    for (int t = 0; t < n; t++) {
+        float x = val[t];
+        const float *row = net->w_hidden + (size_t)idx[t] * nh;
         if (x == 1.0f) {
             for (int k = 0; k < nh; k++)
                 acc[k] += row[k];
@@ -492,29 +504,25 @@ void bg_forward_generic(const bg_net *net, const float *in, float *out)
     output_layer_generic(net, acc, out);
 }
 
-#ifdef BG_X86
-
-/* Collects the non-zero inputs (index order preserved). */
-static int nonzero_inputs(const float *in, int n, int *idx, float *val)
+void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out)
 {
+    int idx[BG_NET_MAX_INPUTS + 1];
+    float val[BG_NET_MAX_INPUTS + 1];
     int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (in[i] != 0.0f) {
-            idx[m] = i;
-            val[m] = in[i];
-            m++;
-        }
+    for (int i = 0; i < net->n_in; i++) {
+        idx[m] = i;
+        val[m] = in[i];
+        m += in[i] != 0.0f;
     }
-    return m;
+    f(net, idx, val, m, out);
 }
 
+#ifdef BG_X86
+
 /* SSE2 (baseline x86-64): 4 hidden units per vector, blocks of 32 units. */
-static void forward_sse2(const bg_net *net, const float *in, float *out)
+static void forward_sse2(const bg_net *net, const int *idx, const float *val, int m, float *out)
 {
     const int nh = net->n_hidden;
-    int idx[BG_NET_MAX_INPUTS];
-    float val[BG_NET_MAX_INPUTS];
-    int m = nonzero_inputs(in, net->n_in, idx, val);
     float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(16)));
     for (int base = 0; base < nh; base += 32) {
         int nv = (nh - base) / 4;
@@ -562,13 +570,21 @@ static void forward_sse2(const bg_net *net, const float *in, float *out)
     float nb = -net->beta_hidden;
     for (int k = 0; k < nh; k++)
         h[k] = bg_sigmoid(nb * h[k]);
-    __m128 r0 = _mm_loadu_ps(net->th_out), r1 = _mm_loadu_ps(net->th_out + 4);
-    for (int k = 0; k < nh; k++) {
-        const float *v = net->w_out_t + (size_t)k * BG_NET_OUT_LANES;
-        __m128 x = _mm_set1_ps(h[k]);
-        r0 = _mm_add_ps(r0, _mm_mul_ps(x, _mm_load_ps(v)));
-        r1 = _mm_add_ps(r1, _mm_mul_ps(x, _mm_load_ps(v + 4)));
+    __m128 lo[4], hi[4];
+    for (int L = 0; L < 4; L++)
+        lo[L] = hi[L] = _mm_setzero_ps();
+    for (int k = 0; k < nh; k += 4) {
+        for (int L = 0; L < 4; L++) {
+            const float *v = net->w_out_t + (size_t)(k + L) * BG_NET_OUT_LANES;
+            __m128 x = _mm_set1_ps(h[k + L]);
+            lo[L] = _mm_add_ps(lo[L], _mm_mul_ps(x, _mm_load_ps(v)));
+            hi[L] = _mm_add_ps(hi[L], _mm_mul_ps(x, _mm_load_ps(v + 4)));
+        }
     }
+    __m128 r0 = _mm_add_ps(_mm_loadu_ps(net->th_out),
+                           _mm_add_ps(_mm_add_ps(lo[0], lo[2]), _mm_add_ps(lo[1], lo[3])));
+    __m128 r1 = _mm_add_ps(_mm_loadu_ps(net->th_out + 4),
+                           _mm_add_ps(_mm_add_ps(hi[0], hi[2]), _mm_add_ps(hi[1], hi[3])));
     float r[8];
     _mm_storeu_ps(r, r0);
     _mm_storeu_ps(r + 4, r1);
@@ -595,13 +611,33 @@ __attribute__((target("avx2"))) static inline __m256 sigmoid_avx2(__m256 z)
     return s;
 }
 
-__attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const float *in,
-                                                         float *out)
+/* Output layer with 4 partial sums per output (see output_layer_generic),
+ * the 5 outputs in the lanes of one vector. */
+__attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net, const float *h,
+                                                             float *out)
 {
     const int nh = net->n_hidden;
-    int idx[BG_NET_MAX_INPUTS];
-    float val[BG_NET_MAX_INPUTS];
-    int m = nonzero_inputs(in, net->n_in, idx, val);
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    const float *v = net->w_out_t;
+    for (int k = 0; k < nh; k += 4, v += 4 * BG_NET_OUT_LANES) {
+        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(h[k]), _mm256_load_ps(v)));
+        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(h[k + 1]), _mm256_load_ps(v + 8)));
+        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(h[k + 2]), _mm256_load_ps(v + 16)));
+        s3 = _mm256_add_ps(s3, _mm256_mul_ps(_mm256_set1_ps(h[k + 3]), _mm256_load_ps(v + 24)));
+    }
+    __m256 r = _mm256_add_ps(_mm256_loadu_ps(net->th_out),
+                             _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3)));
+    float rr[8];
+    _mm256_storeu_ps(rr, r);
+    float no = -net->beta_output;
+    for (int o = 0; o < net->n_out; o++)
+        out[o] = bg_sigmoid(no * rr[o]);
+}
+
+__attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const int *idx,
+                                                         const float *val, int m, float *out)
+{
+    const int nh = net->n_hidden;
     float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(32)));
     for (int base = 0; base < nh; base += 64) {
         int nv = (nh - base) / 8;
@@ -650,23 +686,126 @@ __attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, cons
     const __m256 nb = _mm256_set1_ps(-net->beta_hidden);
     for (int k = 0; k < nh; k += 8)
         _mm256_store_ps(h + k, sigmoid_avx2(_mm256_mul_ps(nb, _mm256_load_ps(h + k))));
-    __m256 r = _mm256_loadu_ps(net->th_out);
-    for (int k = 0; k < nh; k++) {
-        __m256 v = _mm256_load_ps(net->w_out_t + (size_t)k * BG_NET_OUT_LANES);
-        r = _mm256_add_ps(r, _mm256_mul_ps(_mm256_set1_ps(h[k]), v));
+    output_layer_avx2(net, h, out);
+}
+
+/* AVX-512: 16 hidden units per vector, all 128 in 8 registers. */
+__attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
+{
+    const __m512 one = _mm512_set1_ps(1.0f), ten = _mm512_set1_ps(10.0f);
+    __m512 a = _mm512_abs_ps(z);
+    __m512 x1 = _mm512_mul_ps(ten, a);
+    __m512i i = _mm512_cvttps_epi32(_mm512_min_ps(x1, _mm512_set1_ps(99.0f)));
+    __m512 e = _mm512_i32gather_ps(i, bg_sigmoid_exp_table, 4);
+    __m512 d = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(10), i)), x1);
+    __m512 c = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_mul_ps(e, d)));
+    __m512 s = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), c,
+                                    _mm512_sub_ps(one, c));
+    s = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, ten, _CMP_GE_OQ), s, _mm512_set1_ps(SIG_HIGH));
+    s = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, _mm512_set1_ps(-10.0f), _CMP_LE_OQ), s,
+                             _mm512_set1_ps(SIG_LOW));
+    return s;
+}
+
+/* The output layer's four partial sums of every output at once: lane 4o+L
+ * of acc holds output o's sum over hidden units k = L mod 4 (output 4 in
+ * acc4), each in k order, exactly as output_layer_generic. */
+__attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net *net,
+                                                                  const float *h, float *out)
+{
+    const int nh = net->n_hidden;
+    __m512 acc = _mm512_setzero_ps();
+    __m128 acc4 = _mm_setzero_ps();
+    for (int t = 0; t < nh / 4; t++) {
+        __m128 h4 = _mm_load_ps(h + 4 * t);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_broadcast_f32x4(h4),
+                                               _mm512_load_ps(net->w_out_q + 16 * t)));
+        acc4 = _mm_add_ps(acc4, _mm_mul_ps(h4, _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    float rr[8];
-    _mm256_storeu_ps(rr, r);
+    float s[20];
+    _mm512_storeu_ps(s, acc);
+    _mm_storeu_ps(s + 16, acc4);
     float no = -net->beta_output;
-    for (int o = 0; o < net->n_out; o++)
-        out[o] = bg_sigmoid(no * rr[o]);
+    for (int o = 0; o < 5; o++) {
+        const float *l = s + 4 * o;
+        out[o] = bg_sigmoid(no * (net->th_out[o] + ((l[0] + l[2]) + (l[1] + l[3]))));
+    }
+}
+
+__attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net, const int *idx,
+                                                             const float *val, int m, float *out)
+{
+    const int nh = net->n_hidden;
+    if (nh % 16) {
+        forward_avx2(net, idx, val, m, out);
+        return;
+    }
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(64)));
+    const float *W = net->w_hidden;
+    if (nh == 128) {
+        const float *th = net->th_hidden;
+        __m512 a0 = _mm512_loadu_ps(th), a1 = _mm512_loadu_ps(th + 16),
+               a2 = _mm512_loadu_ps(th + 32), a3 = _mm512_loadu_ps(th + 48),
+               a4 = _mm512_loadu_ps(th + 64), a5 = _mm512_loadu_ps(th + 80),
+               a6 = _mm512_loadu_ps(th + 96), a7 = _mm512_loadu_ps(th + 112);
+        for (int t = 0; t < m; t++) {
+            const float *w = W + (size_t)idx[t] * 128;
+            if (val[t] == 1.0f) {
+                a0 = _mm512_add_ps(a0, _mm512_load_ps(w));
+                a1 = _mm512_add_ps(a1, _mm512_load_ps(w + 16));
+                a2 = _mm512_add_ps(a2, _mm512_load_ps(w + 32));
+                a3 = _mm512_add_ps(a3, _mm512_load_ps(w + 48));
+                a4 = _mm512_add_ps(a4, _mm512_load_ps(w + 64));
+                a5 = _mm512_add_ps(a5, _mm512_load_ps(w + 80));
+                a6 = _mm512_add_ps(a6, _mm512_load_ps(w + 96));
+                a7 = _mm512_add_ps(a7, _mm512_load_ps(w + 112));
+            } else {
+                __m512 x = _mm512_set1_ps(val[t]);
+                a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
+                a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
+                a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
+                a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
+                a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
+                a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
+                a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
+                a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
+            }
+        }
+        _mm512_store_ps(h, a0);
+        _mm512_store_ps(h + 16, a1);
+        _mm512_store_ps(h + 32, a2);
+        _mm512_store_ps(h + 48, a3);
+        _mm512_store_ps(h + 64, a4);
+        _mm512_store_ps(h + 80, a5);
+        _mm512_store_ps(h + 96, a6);
+        _mm512_store_ps(h + 112, a7);
+    } else {
+        for (int base = 0; base < nh; base += 16) {
+            __m512 a = _mm512_loadu_ps(net->th_hidden + base);
+            for (int t = 0; t < m; t++)
+                a = _mm512_add_ps(a, _mm512_mul_ps(_mm512_loadu_ps(W + (size_t)idx[t] * nh + base),
+                                                   _mm512_set1_ps(val[t])));
+            _mm512_store_ps(h + base, a);
+        }
+    }
+    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < nh; k += 16)
+        _mm512_store_ps(h + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h + k))));
+    if (net->n_out == 5)
+        output_layer_avx512(net, h, out);
+    else
+        output_layer_avx2(net, h, out);
 }
 
 const char *bg_forward_name(bg_forward_fn f)
 {
-    return f == forward_avx2 ? "avx2" : f == forward_sse2 ? "sse2" : "generic";
+    return f == forward_avx512 ? "avx512"
+           : f == forward_avx2 ? "avx2"
+           : f == forward_sse2 ? "sse2"
+                               : "generic";
 }
 
+/* FIBSBOT_KERNEL=generic|sse2|avx2 forces a kernel (tests, benchmarks). */
 bg_forward_fn bg_forward_select(void)
 {
     const char *force = getenv("FIBSBOT_KERNEL");
@@ -675,7 +814,12 @@ bg_forward_fn bg_forward_select(void)
     if (force && strcmp(force, "sse2") == 0)
         return forward_sse2;
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
+    int avx2 = __builtin_cpu_supports("avx2");
+    if (force && strcmp(force, "avx2") == 0 && avx2)
+        return forward_avx2;
+    if (__builtin_cpu_supports("avx512f") && avx2)
+        return forward_avx512;
+    if (avx2)
         return forward_avx2;
     return forward_sse2;
 }
@@ -684,6 +828,10 @@ bg_forward_fn bg_forward_select(void)
 
 bg_forward_fn bg_forward_select(void) { return bg_forward_generic; }
 
-const char *bg_forward_name(bg_forward_fn f) { (void)f; return "generic"; }
+const char *bg_forward_name(bg_forward_fn f)
+{
+    (void)f;
+    return "generic";
+}
 
 #endif

@@ -29,8 +29,10 @@ enum {
 typedef struct {
     int n_in, n_hidden, n_out;
     float beta_hidden, beta_output;
-    float *w_hidden;  /* [n_in][n_hidden], input-major (file order), 32-byte aligned */
+    float *w_hidden;  /* [n_in][n_hidden], input-major (file order), 64-byte aligned */
     float *w_out_t;   /* [n_hidden][8]: output weights transposed, lanes >= n_out are 0 */
+    float *w_out_q;   /* [n_hidden/4][16]: lane 4o+L = output o (0..3), hidden 4t+L */
+    float *w_out_q4;  /* [n_hidden/4][4]: output 4, hidden 4t+L */
     float *th_hidden; /* [n_hidden] */
     float th_out[BG_NET_OUT_LANES];
 } bg_net;
@@ -47,17 +49,22 @@ int bg_netset_load(bg_netset *set, const char *path, char *err, int errlen);
 void bg_netset_free(bg_netset *set);
 
 /* Digest of gnubg 1.01 weights (both formats give the same value). */
-#define BG_WEIGHTS_DIGEST_1_01 0x0ULL
+#define BG_WEIGHTS_DIGEST_1_01 0x7fb255610d239027ULL
 
-/* Forward pass kernel: in[n_in] -> out[n_out]. Pure; thread-safe. */
-typedef void (*bg_forward_fn)(const bg_net *net, const float *in, float *out);
+/* Forward pass kernel over sparse inputs: the n non-zero inputs idx[t]
+ * (ascending) with values val[t] -> out[n_out]. Pure; thread-safe. */
+typedef void (*bg_forward_fn)(const bg_net *net, const int *idx, const float *val, int n,
+                              float *out);
 
-/* Picks the fastest kernel the CPU supports (AVX2, else SSE2/portable). */
+/* Picks the fastest kernel the CPU supports: AVX-512, AVX2, else SSE2 (the
+ * x86-64 baseline) or portable C elsewhere. */
 bg_forward_fn bg_forward_select(void);
 /* "avx2", "sse2" or "generic". */
 const char *bg_forward_name(bg_forward_fn f);
 /* The portable kernel (reference). */
-void bg_forward_generic(const bg_net *net, const float *in, float *out);
+void bg_forward_generic(const bg_net *net, const int *idx, const float *val, int n, float *out);
+/* Runs kernel f on dense inputs in[n_in] (zeros skipped). */
+void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out);
 
 /* gnubg's table sigmoid S(z) ~ 1/(1+e^z). */
 float bg_sigmoid(float z);

@@ -1,17 +1,21 @@
 """fibsbot's backgammon engine: positions, moves, match state and gnubg-grade evaluation."""
 
 from engine.errors import BoardParseError, DataFileError, EngineError, IllegalMoveError, RecordParseError
+from engine.evaluator import Engine, PositionClass, Probabilities
 from engine.match import MatchState
 from engine.position import Move, Position, Step
 
 __all__ = [
     "BoardParseError",
     "DataFileError",
+    "Engine",
     "EngineError",
     "IllegalMoveError",
     "MatchState",
     "Move",
     "Position",
+    "PositionClass",
+    "Probabilities",
     "RecordParseError",
     "Step",
 ]

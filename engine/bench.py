@@ -83,6 +83,13 @@ def run_movegen(args: argparse.Namespace) -> None:
     row("ours Position.legal_plays (one Python call per roll)", best_rate(ours_python), reference)
 
 
+@command("eval")
+def run_eval(args: argparse.Namespace) -> None:
+    from engine.bench_eval import run_eval as run
+
+    run(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -185,10 +185,18 @@ def _check(board: Board) -> None:
 class Position:
     """An immutable board with the side on roll in ``board[1]``."""
 
-    __slots__ = ("board",)
+    __slots__ = ("board", "_key")
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Board, key: bytes | None = None) -> None:
         self.board: Board = board
+        self._key = key
+
+    @property
+    def key(self) -> bytes:
+        """The board as 50 bytes (board[0] then board[1]), the engine's C format."""
+        if self._key is None:
+            self._key = bytes(self.board[0]) + bytes(self.board[1])
+        return self._key
 
     @classmethod
     def from_board(cls, board: Sequence[Sequence[int]]) -> Position:
@@ -230,7 +238,8 @@ class Position:
 
     def swap(self) -> Position:
         """The same board with the other side on roll."""
-        return Position((self.board[1], self.board[0]))
+        key = self._key and self._key[25:] + self._key[:25]
+        return Position((self.board[1], self.board[0]), key)
 
     def pip_counts(self) -> tuple[int, int]:
         """Pips of (the side on roll, the opponent)."""
@@ -275,11 +284,13 @@ class Position:
             raise IllegalMoveError("too many plays")
         plays = []
         flat = ffi.unpack(results, 50 * n)
+        keys = bytes(flat)
         for k in range(n):
             cm = moves[k]
             steps = [Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps)]
-            row = flat[50 * k: 50 * k + 50]
-            plays.append((Move(steps), Position((tuple(row[:25]), tuple(row[25:])))))
+            at = 50 * k
+            board = (tuple(flat[at:at + 25]), tuple(flat[at + 25:at + 50]))
+            plays.append((Move(steps), Position(board, keys[at:at + 50])))
         return plays
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:

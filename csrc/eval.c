@@ -1,0 +1,570 @@
+/* 0-ply evaluation: classification, class evaluators, race-backgammon
+ * override, sanity check, the engine context and a lock-free cache. */
+#include "eval.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datafile.h"
+
+/* ---- classification (spec 1.3) ---------------------------------------- */
+
+static int highest(const unsigned int *s)
+{
+    int back = -1;
+    for (int i = 0; i < 25; i++)
+        back = s[i] ? i : back;
+    return back;
+}
+
+static unsigned int total(const unsigned int *s)
+{
+    unsigned int t = 0;
+    for (int i = 0; i < 25; i++)
+        t += s[i];
+    return t;
+}
+
+static int side_crashed(const unsigned int *s, int tot)
+{
+    int b0 = (int)s[0], b1 = (int)s[1];
+    if (tot <= 6)
+        return 1;
+    if (b0 > 1)
+        return tot <= 6 + b0 || (b1 > 1 && 1 + tot - (b0 + b1) <= 6);
+    return tot + 1 - b1 <= 6;
+}
+
+int bg_classify_board(const bg_board b)
+{
+    int back1 = highest(b[1]), back0 = highest(b[0]);
+    if (back1 < 0 || back0 < 0)
+        return BG_CLASS_OVER;
+    int tot0 = (int)total(b[0]), tot1 = (int)total(b[1]);
+    if (back0 + back1 > 22)
+        return side_crashed(b[0], tot0) || side_crashed(b[1], tot1) ? BG_CLASS_CRASHED
+                                                                     : BG_CLASS_CONTACT;
+    if (back0 < 6 && back1 < 6)
+        return tot0 <= 6 && tot1 <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
+    return BG_CLASS_RACE;
+}
+
+/* ---- OVER (spec 6.6) --------------------------------------------------- */
+
+static int any_far(const unsigned int *s)
+{
+    for (int i = 18; i < 25; i++)
+        if (s[i])
+            return 1;
+    return 0;
+}
+
+static void eval_over(const bg_board b, float out[5])
+{
+    memset(out, 0, 5 * sizeof(float));
+    if (highest(b[0]) < 0) {
+        if (total(b[1]) == 15) {
+            out[3] = 1.0f;
+            if (any_far(b[1]))
+                out[4] = 1.0f;
+        }
+    } else {
+        out[0] = 1.0f;
+        if (total(b[0]) == 15) {
+            out[1] = 1.0f;
+            if (any_far(b[0]))
+                out[2] = 1.0f;
+        }
+    }
+}
+
+/* ---- sanity check (spec 6.5) ------------------------------------------- */
+
+void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
+{
+    int ac[2], back[2], cross[2], gcross[2], maxt[2] = {0, 0};
+    for (int j = 0; j < 2; j++) {
+        const unsigned int *s = b[j];
+        int a = 0, bk = -1, c = 0, g = 1;
+        for (int i = 0; i < 24; i++) {
+            int n = (int)s[i], q = i / 6;
+            a += n;
+            c += (q + 1) * n;
+            g += q * n;
+            bk = n ? i : bk;
+        }
+        int n = (int)s[24];
+        ac[j] = a + n;
+        back[j] = n ? 24 : bk;
+        cross[j] = c + 5 * n;
+        gcross[j] = g + 4 * n;
+    }
+    int contact = back[0] + back[1] >= 24;
+    if (!contact) {
+        for (int j = 0; j < 2; j++) {
+            if (back[j] < 6) {
+                unsigned short p[32], g[32];
+                bg_bearoff_os_dist(os, bg_bearoff_index(b[j], 6, 15), p, g);
+                int m = 0;
+                for (int i = 31; i >= 0; i--)
+                    if (p[i]) {
+                        m = i;
+                        break;
+                    }
+                maxt[j] = m;
+            } else {
+                maxt[j] = 2 * cross[j];
+            }
+        }
+        if (maxt[1] == 0)
+            maxt[1] = 1;
+    }
+    float win = out[0], wg = out[1], wbg = out[2], lg = out[3], lbg = out[4];
+    if (!contact && cross[0] > 4 * (maxt[1] - 1))
+        win = 1.0f;
+    if (ac[0] < 15) {
+        wg = wbg = 0.0f;
+    } else if (!contact) {
+        if (cross[1] > 8 * gcross[0])
+            wg = 0.0f;
+        else if (gcross[0] > 4 * (maxt[1] - 1))
+            wg = 1.0f;
+        if (back[0] < 18)
+            wbg = 0.0f;
+    }
+    if (!contact && cross[1] > 4 * maxt[0])
+        win = 0.0f;
+    if (ac[1] < 15) {
+        lg = lbg = 0.0f;
+    } else if (!contact) {
+        if (cross[0] > 8 * gcross[1] - 4)
+            lg = 0.0f;
+        else if (gcross[1] > 4 * maxt[0])
+            lg = 1.0f;
+        if (back[1] < 18)
+            lbg = 0.0f;
+    }
+    if (wg > win)
+        wg = win;
+    if (lg > 1.0f - win)
+        lg = 1.0f - win;
+    if (wbg > wg)
+        wbg = wg;
+    if (lbg > lg)
+        lbg = lg;
+    out[0] = win;
+    out[1] = wg;
+    out[2] = wbg;
+    out[3] = lg;
+    out[4] = lbg;
+    if (contact) {
+        for (int i = 1; i < 5; i++)
+            if (out[i] < 1e-4f)
+                out[i] = 0.0f;
+    }
+}
+
+/* ---- 0-ply ------------------------------------------------------------- */
+
+/* The class evaluation; the sanity check (net classes only) if sanity. */
+static int eval_class(const struct bg_engine *e, const bg_board b, float out[5], int sanity)
+{
+    int c = bg_classify_board(b);
+    bg_sparse in;
+    switch (c) {
+    case BG_CLASS_OVER:
+        eval_over(b, out);
+        return c;
+    case BG_CLASS_BEAROFF2:
+        bg_bearoff_ts_eval(&e->ts, b, out);
+        return c;
+    case BG_CLASS_BEAROFF1:
+        bg_bearoff_os_eval(&e->os, b, out);
+        return c;
+    case BG_CLASS_RACE:
+        bg_sparse_race(b, &in);
+        e->forward(&e->nets.net[BG_NET_RACE], in.idx, in.val, in.n, out);
+        bg_race_bg_override(&e->os, &e->ts, b, out);
+        break;
+    case BG_CLASS_CRASHED:
+        bg_sparse_contact(&e->esc, b, 1, &in);
+        e->forward(&e->nets.net[BG_NET_CRASHED], in.idx, in.val, in.n, out);
+        break;
+    default:
+        bg_sparse_contact(&e->esc, b, 0, &in);
+        e->forward(&e->nets.net[BG_NET_CONTACT], in.idx, in.val, in.n, out);
+        break;
+    }
+    if (sanity)
+        bg_sanity_check(&e->os, b, out);
+    return c;
+}
+
+int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5])
+{
+    return eval_class(e, b, out, 1);
+}
+
+int bg_eval0_raw(const struct bg_engine *e, const bg_board b, float out[5])
+{
+    return eval_class(e, b, out, 0);
+}
+
+void bg_eval_prune(const struct bg_engine *e, const bg_board b, int pos_class, float out[5])
+{
+    bg_sparse in;
+    bg_sparse_base(b, &in);
+    int net = pos_class == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
+              : pos_class == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
+                                              : BG_NET_PRUNE_CONTACT;
+    e->forward(&e->nets.net[net], in.idx, in.val, in.n, out);
+    if (pos_class == BG_CLASS_RACE)
+        bg_race_bg_override(&e->os, &e->ts, b, out);
+    bg_sanity_check(&e->os, b, out);
+}
+
+/* ---- cache ------------------------------------------------------------- */
+
+/* One slot: a sequence counter (odd while written) guarding the key and the
+ * value. Readers retry never: a busy or torn slot is a miss. */
+typedef struct {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t w[8]; /* key (3 words: 80 bits + class), 5 floats */
+    uint32_t pad[7];
+} cache_slot;
+
+struct bg_cache {
+    cache_slot *slots;
+    uint32_t mask;
+};
+
+bg_cache *bg_cache_new(unsigned int log2_entries)
+{
+    if (log2_entries > 26)
+        log2_entries = 26;
+    bg_cache *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    size_t n = (size_t)1 << log2_entries;
+    c->slots = aligned_alloc(64, n * sizeof(cache_slot));
+    if (!c->slots) {
+        free(c);
+        return NULL;
+    }
+    c->mask = (uint32_t)(n - 1);
+    for (size_t i = 0; i < n; i++) {
+        atomic_init(&c->slots[i].seq, 0);
+        for (int k = 0; k < 8; k++)
+            atomic_init(&c->slots[i].w[k], 0);
+    }
+    return c;
+}
+
+void bg_cache_free(bg_cache *c)
+{
+    if (!c)
+        return;
+    free(c->slots);
+    free(c);
+}
+
+void bg_cache_clear(bg_cache *c)
+{
+    /* Key word 2 holds class+1 in its top byte, so 0 never matches. */
+    for (size_t i = 0; i <= c->mask; i++) {
+        cache_slot *s = &c->slots[i];
+        uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+        if (q & 1)
+            continue;
+        if (!atomic_compare_exchange_strong_explicit(&s->seq, &q, q + 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            continue;
+        atomic_thread_fence(memory_order_release);
+        for (int k = 0; k < 3; k++)
+            atomic_store_explicit(&s->w[k], 0, memory_order_relaxed);
+        atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+    }
+}
+
+/* 80-bit position key (the position ID's bit string); -1 if the board has
+ * more than 15 chequers a side. */
+static int board_key(const bg_board b, uint32_t key[3])
+{
+    uint64_t k[2] = {0, 0};
+    int bit = 0;
+    for (int s = 0; s < 2; s++) {
+        unsigned int t = 0;
+        for (int i = 0; i < 25; i++) {
+            unsigned int n = b[s][i];
+            t += n;
+            if (t > 15)
+                return -1;
+            for (unsigned int c = 0; c < n; c++, bit++)
+                k[bit >> 6] |= 1ULL << (bit & 63);
+            bit++;
+        }
+    }
+    key[0] = (uint32_t)k[0];
+    key[1] = (uint32_t)(k[0] >> 32);
+    key[2] = (uint32_t)k[1] & 0xffffu;
+    return 0;
+}
+
+static uint32_t key_hash(const uint32_t key[3])
+{
+    uint64_t h = ((uint64_t)key[1] << 32 | key[0]) ^ ((uint64_t)key[2] * 0x9e3779b97f4a7c15ULL);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return (uint32_t)h;
+}
+
+int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,
+                    float out[5])
+{
+    uint32_t key[3];
+    if (!cache || board_key(b, key))
+        return bg_eval0(e, b, out);
+    cache_slot *s = &cache->slots[key_hash(key) & cache->mask];
+    uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
+    if (!(q & 1)) {
+        uint32_t w[8];
+        for (int k = 0; k < 8; k++)
+            w[k] = atomic_load_explicit(&s->w[k], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->seq, memory_order_relaxed) == q && w[0] == key[0] &&
+            w[1] == key[1] && (w[2] & 0xffffu) == key[2] && (w[2] >> 24) != 0) {
+            memcpy(out, w + 3, 5 * sizeof(float));
+            return (int)(w[2] >> 24) - 1;
+        }
+    }
+    int c = bg_eval0(e, b, out);
+    q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    if (!(q & 1) && atomic_compare_exchange_strong_explicit(&s->seq, &q, q + 1, memory_order_acquire,
+                                                            memory_order_relaxed)) {
+        atomic_thread_fence(memory_order_release);
+        uint32_t w[8];
+        w[0] = key[0];
+        w[1] = key[1];
+        w[2] = key[2] | (uint32_t)(c + 1) << 24;
+        memcpy(w + 3, out, 5 * sizeof(float));
+        for (int k = 0; k < 8; k++)
+            atomic_store_explicit(&s->w[k], w[k], memory_order_relaxed);
+        atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+    }
+    return c;
+}
+
+/* ---- engine ------------------------------------------------------------ */
+
+#define BG_LOAD_VERIFY 1
+
+bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const char *ts_path,
+                          int flags, char *err, int errlen)
+{
+    if (err && errlen > 0)
+        err[0] = 0;
+    struct bg_engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        bg_file_error(err, errlen, weights_path, "out of memory");
+        return NULL;
+    }
+    if (bg_netset_load(&e->nets, weights_path, err, errlen))
+        goto fail;
+    if ((flags & BG_LOAD_VERIFY) && e->nets.digest != BG_WEIGHTS_DIGEST_1_01) {
+        bg_file_error(err, errlen, weights_path,
+                      "contents differ from gnubg's 1.01 weights (digest %016llx); the file is "
+                      "corrupt or not gnubg's",
+                      (unsigned long long)e->nets.digest);
+        goto fail;
+    }
+    if (bg_bearoff_os_load(&e->os, os_path, err, errlen))
+        goto fail;
+    if ((flags & BG_LOAD_VERIFY) && e->os.digest != BG_OS0_DIGEST) {
+        bg_file_error(err, errlen, os_path,
+                      "contents differ from gnubg's gnubg_os0.bd (digest %016llx); the file is "
+                      "corrupt",
+                      (unsigned long long)e->os.digest);
+        goto fail;
+    }
+    if (bg_bearoff_ts_load(&e->ts, ts_path, err, errlen))
+        goto fail;
+    if ((flags & BG_LOAD_VERIFY) && e->ts.digest != BG_TS0_DIGEST) {
+        bg_file_error(err, errlen, ts_path,
+                      "contents differ from gnubg's gnubg_ts0.bd (digest %016llx); the file is "
+                      "corrupt",
+                      (unsigned long long)e->ts.digest);
+        goto fail;
+    }
+    bg_escape_tables_init(&e->esc);
+    e->forward = bg_forward_select();
+    return e;
+fail:
+    bg_engine_free(e);
+    return NULL;
+}
+
+void bg_engine_free(bg_engine *e)
+{
+    if (!e)
+        return;
+    bg_netset_free(&e->nets);
+    bg_bearoff_os_free(&e->os);
+    bg_bearoff_ts_free(&e->ts);
+    free(e);
+}
+
+void bg_engine_digests(const bg_engine *e, unsigned long long *out3)
+{
+    out3[0] = e->nets.digest;
+    out3[1] = e->os.digest;
+    out3[2] = e->ts.digest;
+}
+
+const char *bg_engine_kernel(const bg_engine *e) { return bg_forward_name(e->forward); }
+
+/* ---- boundary functions ------------------------------------------------ */
+
+static int load_board(const unsigned int *flat, bg_board b)
+{
+    int bad = 0;
+    for (int s = 0; s < 2; s++) {
+        unsigned int t = 0;
+        for (int i = 0; i < 25; i++) {
+            unsigned int n = flat[25 * s + i];
+            bad |= n > 15;
+            t += n > 15 ? 16 : n;
+            b[s][i] = n;
+        }
+        bad |= t > 15;
+    }
+    return bad ? -1 : 0;
+}
+
+static int load_board8(const char *flat, bg_board b)
+{
+    const unsigned char *u = (const unsigned char *)flat;
+    for (int s = 0; s < 2; s++) {
+        unsigned int t = 0;
+        for (int i = 0; i < 25; i++) {
+            unsigned int n = u[25 * s + i];
+            t += n;
+            b[s][i] = n;
+        }
+        if (t > 15)
+            return -1;
+    }
+    return 0;
+}
+
+int bg_classify(const unsigned int *board)
+{
+    bg_board b;
+    if (load_board(board, b))
+        return -1;
+    return bg_classify_board((const unsigned int(*)[25])b);
+}
+
+int bg_classify_many(const unsigned int *boards, int n, int *classes)
+{
+    for (int i = 0; i < n; i++) {
+        bg_board b;
+        if (load_board(boards + 50 * (size_t)i, b))
+            return -(i + 1);
+        classes[i] = bg_classify_board((const unsigned int(*)[25])b);
+    }
+    return 0;
+}
+
+int bg_evaluate_many(const bg_engine *e, bg_cache *cache, const unsigned int *boards, int n,
+                     float *out, int *classes)
+{
+    for (int i = 0; i < n; i++) {
+        bg_board b;
+        if (load_board(boards + 50 * (size_t)i, b))
+            return -(i + 1);
+        int c = bg_eval0_cached(e, cache, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
+        if (classes)
+            classes[i] = c;
+    }
+    return 0;
+}
+
+int bg_evaluate_raw_many(const bg_engine *e, const unsigned int *boards, int n, float *out,
+                         int *classes)
+{
+    for (int i = 0; i < n; i++) {
+        bg_board b;
+        if (load_board(boards + 50 * (size_t)i, b))
+            return -(i + 1);
+        int c = bg_eval0_raw(e, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
+        if (classes)
+            classes[i] = c;
+    }
+    return 0;
+}
+
+int bg_evaluate_many8(const bg_engine *e, bg_cache *cache, const char *boards, int n, float *out,
+                      int *classes)
+{
+    for (int i = 0; i < n; i++) {
+        bg_board b;
+        if (load_board8(boards + 50 * (size_t)i, b))
+            return -(i + 1);
+        int c = bg_eval0_cached(e, cache, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
+        if (classes)
+            classes[i] = c;
+    }
+    return 0;
+}
+
+int bg_classify_many8(const char *boards, int n, int *classes)
+{
+    for (int i = 0; i < n; i++) {
+        bg_board b;
+        if (load_board8(boards + 50 * (size_t)i, b))
+            return -(i + 1);
+        classes[i] = bg_classify_board((const unsigned int(*)[25])b);
+    }
+    return 0;
+}
+
+void bg_sigmoid_table(float *out101) { memcpy(out101, bg_sigmoid_exp_table, sizeof bg_sigmoid_exp_table); }
+
+float bg_sigmoid_value(float z) { return bg_sigmoid(z); }
+
+unsigned int bg_bearoff_id(const unsigned int *side, int n_points, int n_chequers)
+{
+    if (n_points < 1 || n_points > 25 || n_chequers < 0 || n_chequers > 15)
+        return 0;
+    return bg_bearoff_index(side, n_points, n_chequers);
+}
+
+int bg_net_inputs(const bg_engine *e, const unsigned int *board, int net, float *out)
+{
+    bg_board b;
+    if (load_board(board, b))
+        return -1;
+    const unsigned int(*cb)[25] = (const unsigned int(*)[25])b;
+    switch (net) {
+    case BG_NET_CONTACT:
+        bg_inputs_contact(&e->esc, cb, 0, out);
+        return BG_N_CONTACT_INPUTS;
+    case BG_NET_CRASHED:
+        bg_inputs_contact(&e->esc, cb, 1, out);
+        return BG_N_CONTACT_INPUTS;
+    case BG_NET_RACE:
+        bg_inputs_race(cb, out);
+        return BG_N_RACE_INPUTS;
+    case BG_NET_PRUNE_CONTACT:
+    case BG_NET_PRUNE_CRASHED:
+    case BG_NET_PRUNE_RACE:
+        bg_inputs_base(cb, out);
+        return BG_N_BASE_INPUTS;
+    default:
+        return -1;
+    }
+}

@@ -1,0 +1,84 @@
+"""``python -m engine.bench eval``: raw 0-ply evaluation, ours against gnubg's package.
+
+On the fixed seeded position set (random games, all classes) it times, single
+threaded and with every position cache empty (each position is evaluated once
+per run, so no cache can help either side):
+
+* gnubg.evaluate, one Python call per position (the reference);
+* Engine.evaluate_many on the list of Positions (one C call; includes turning
+  the Python boards into bytes);
+* Engine.evaluate_many on the same boards already in an (N, 2, 25) array (the
+  engine alone);
+* Engine.evaluate, one Python call per position;
+
+and prints rates, ratios to gnubg, the max absolute difference of the outputs
+and the class agreement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+
+import numpy as np
+
+
+def _silently(fn, *args):
+    """Runs fn with the C library's stdout (fd 1) sent to /dev/null."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        return fn(*args)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def run_eval(args: argparse.Namespace) -> None:
+    from engine.bench import SEED, best_rate, quiet_gnubg, row
+    from engine.evaluator import Engine
+    from engine.sampling import random_game_positions
+
+    positions = random_game_positions(args.positions, seed=SEED)
+    boards = [p.board for p in positions]
+    array = np.array(boards, dtype=np.int64)
+    gnubg = _silently(quiet_gnubg)
+    cube, context = gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 1, 0, 0.0)
+    engine = Engine(cache_log2=0)
+
+    theirs = np.array([gnubg.evaluate(b, cube, context)[:5] for b in boards])
+    their_classes = np.array([gnubg.classify(b) for b in boards])
+    ours, our_classes = engine.evaluate_many(positions, with_classes=True)
+    counts = dict(sorted(Counter(our_classes.tolist()).items()))
+    print(f"eval: {len(positions)} positions (seed {SEED}), classes {counts}, kernel {engine.kernel}")
+    print(f"  max abs difference vs gnubg {np.abs(ours - theirs).max():.3g}, "
+          f"classes agree {np.mean(our_classes == their_classes):.2%}")
+
+    def gnubg_run() -> int:
+        _silently(gnubg.command, "set cache 1024")  # resizing empties gnubg's cache
+        _silently(gnubg.command, "set cache 524288")
+        for b in boards:
+            gnubg.evaluate(b, cube, context)
+        return len(boards)
+
+    def batch_positions() -> int:
+        return len(engine.evaluate_many(positions))
+
+    def batch_array() -> int:
+        return len(engine.evaluate_many(array))
+
+    def one_at_a_time() -> int:
+        for p in positions:
+            engine.evaluate(p)
+        return len(positions)
+
+    reference = best_rate(gnubg_run, repeats=5)
+    row("gnubg.evaluate, one call per position", reference)
+    row("ours Engine.evaluate_many(positions), one C call", best_rate(batch_positions, 5), reference)
+    row("ours Engine.evaluate_many(boards array), one C call", best_rate(batch_array, 5), reference)
+    row("ours Engine.evaluate, one call per position", best_rate(one_at_a_time, 5), reference)

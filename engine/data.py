@@ -1,0 +1,113 @@
+"""Finds gnubg's data files: weights, bearoff databases and the match equity table.
+
+Search order (the first that applies wins; an explicit choice is never
+silently replaced by another folder):
+
+1. the ``data_dir`` argument (a folder holding the files);
+2. the folder named by the environment variable ``FIBSBOT_DATA``;
+3. the ``data/`` folder of the installed ``gnubg`` package (found with
+   ``importlib.util.find_spec``, without importing it);
+4. Debian's gnubg-data folders ``/usr/share/gnubg`` and ``/usr/lib/gnubg``.
+
+Weights: the binary ``gnubg.wd`` is preferred to the text ``gnubg.weights``
+(both load to identical nets). A missing file raises
+:class:`engine.errors.DataFileError` naming the file and where it was sought.
+
+>>> files = locate()
+>>> files.weights.name in ("gnubg.wd", "gnubg.weights")
+True
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import DataFileError
+
+ENV_VAR = "FIBSBOT_DATA"
+WEIGHTS_NAMES = ("gnubg.wd", "gnubg.weights")
+BEAROFF_OS_NAME = "gnubg_os0.bd"
+BEAROFF_TS_NAME = "gnubg_ts0.bd"
+MET_NAME = "met/Kazaross-XG2.xml"
+DEBIAN_DIRS = (Path("/usr/share/gnubg"), Path("/usr/lib/gnubg"))
+
+
+@dataclass(frozen=True)
+class DataFiles:
+    """Paths of the files the engine reads."""
+
+    weights: Path
+    bearoff_os: Path
+    bearoff_ts: Path
+    met: Path | None  # None when the folder has no MET (0-ply evaluation does not need it)
+
+
+def gnubg_package_data_dir() -> Path | None:
+    """The ``data/`` folder of the installed ``gnubg`` package, if any (not imported)."""
+    try:
+        spec = importlib.util.find_spec("gnubg")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    for location in spec.submodule_search_locations or ():
+        folder = Path(location) / "data"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def search_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
+    """The folders searched, in order. An explicit folder or FIBSBOT_DATA is the only one."""
+    if data_dir is not None:
+        return [Path(data_dir)]
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return [Path(env)]
+    dirs: list[Path] = []
+    package = gnubg_package_data_dir()
+    if package is not None:
+        dirs.append(package)
+    dirs.extend(DEBIAN_DIRS)
+    return dirs
+
+
+def _where(dirs: list[Path]) -> str:
+    return ", ".join(str(d) for d in dirs) or "(no folder)"
+
+
+def find_file(names: str | tuple[str, ...], data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The first of ``names`` found in the first folder that has any of them."""
+    if isinstance(names, str):
+        names = (names,)
+    dirs = search_dirs(data_dir)
+    for folder in dirs:
+        for name in names:
+            path = folder / name
+            if path.is_file():
+                return path
+    raise DataFileError(f"{' or '.join(names)}: not found (looked in {_where(dirs)})")
+
+
+def locate(data_dir: str | os.PathLike[str] | None = None) -> DataFiles:
+    """Finds weights and bearoff databases (all from the same folder), and the MET if present."""
+    dirs = search_dirs(data_dir)
+    for folder in dirs:
+        weights = next((folder / n for n in WEIGHTS_NAMES if (folder / n).is_file()), None)
+        if weights is None:
+            continue
+        for name in (BEAROFF_OS_NAME, BEAROFF_TS_NAME):
+            if not (folder / name).is_file():
+                raise DataFileError(f"{folder / name}: not found (the weights are in {folder})")
+        met = folder / MET_NAME
+        return DataFiles(weights, folder / BEAROFF_OS_NAME, folder / BEAROFF_TS_NAME,
+                         met if met.is_file() else None)
+    raise DataFileError(f"{' or '.join(WEIGHTS_NAMES)}: not found (looked in {_where(dirs)})")
+
+
+def find_met(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The Kazaross-XG2 match equity table."""
+    return find_file(MET_NAME, data_dir)

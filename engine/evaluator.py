@@ -1,0 +1,228 @@
+"""The evaluation engine: gnubg-compatible 0-ply evaluation of positions.
+
+Plies follow gnubg's numbering: 0-ply is the raw neural net (or database).
+Outputs are cubeless probabilities for the side on roll (``board[1]``), in
+gnubg's order: win, win gammon, win backgammon, lose gammon, lose backgammon
+(gammons include backgammons). They equal gnubg 1.08's 0-ply outputs.
+
+>>> from engine.position import Position
+>>> engine = Engine()
+>>> p = engine.evaluate(Position.initial())
+>>> round(p.win, 4), round(p.equity, 4)
+(0.5215, 0.0676)
+>>> engine.classify(Position.initial()).name
+'CONTACT'
+
+One ``Engine`` is meant to be loaded once and shared: it is immutable after
+loading, every C call releases the GIL, and its position cache is lock-free.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from enum import IntEnum
+from itertools import chain
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from engine import data
+from engine._core import ffi, lib
+from engine.errors import DataFileError
+from engine.position import Position
+
+_F32 = np.float32
+_LOAD_VERIFY = 1
+
+
+class PositionClass(IntEnum):
+    """gnubg's position classes (its enum values)."""
+
+    OVER = 0
+    HYPERGAMMON1 = 1
+    HYPERGAMMON2 = 2
+    HYPERGAMMON3 = 3
+    BEAROFF2 = 4
+    BEAROFF_TS = 5
+    BEAROFF1 = 6
+    BEAROFF_OS = 7
+    RACE = 8
+    CRASHED = 9
+    CONTACT = 10
+
+
+class Probabilities(NamedTuple):
+    """Cubeless outcome probabilities for the side on roll (gammons include
+    backgammons). A frozen value (a named tuple: it unpacks in gnubg's order)."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @property
+    def lose(self) -> float:
+        return 1.0 - self.win
+
+    @property
+    def equity(self) -> float:
+        """Cubeless money equity, computed as gnubg does: in float32,
+        ``(win*2 - 1) + (wg - lg) + (wbg - lbg)``."""
+        w, wg, wbg, lg, lbg = (_F32(v) for v in self)
+        return float((w * _F32(2) - _F32(1)) + (wg - lg) + (wbg - lbg))
+
+    def as_tuple(self) -> tuple[float, float, float, float, float]:
+        return tuple(self)  # type: ignore[return-value]
+
+    def inverted(self) -> Probabilities:
+        """The same outcome seen by the other side."""
+        return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon,
+                             self.win_gammon, self.win_backgammon)
+
+
+_new_probabilities = tuple.__new__
+
+
+def _board_of(position: Any) -> Any:
+    """The 2x25 board of a Position (anything with ``.board``) or a raw board."""
+    return getattr(position, "board", position)
+
+
+def _slow_bytes(board: Any) -> bytes:
+    """50 count bytes of a board given as lists, tuples or an array, validated."""
+    try:
+        rows = np.asarray(board)
+        if rows.shape != (2, 25) and rows.shape != (50,):
+            raise ValueError(f"a board is 2 rows of 25 counts, not shape {rows.shape}")
+        if rows.dtype.kind not in "iu" or rows.min() < 0 or rows.max() > 15:
+            raise ValueError("checker counts must be integers in 0..15")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"bad board: {exc}") from None
+    return rows.astype(np.uint8).tobytes()
+
+
+def board_bytes(position: Any) -> bytes:
+    """A position's board as 50 bytes (board[0] then board[1]), the C boundary format."""
+    if type(position) is Position:
+        return position.key
+    board = getattr(position, "board", position)
+    try:
+        key = bytes(board[0]) + bytes(board[1])
+        if len(key) == 50:
+            return key
+    except (TypeError, ValueError, IndexError):
+        pass
+    return _slow_bytes(board)
+
+
+def boards_bytes(positions: Iterable[Any] | np.ndarray) -> tuple[bytes, int]:
+    """Positions (objects with ``.board``, raw 2x25 boards, or an (N, 2, 25) /
+    (N, 50) integer array) as 50 bytes each; returns (bytes, N)."""
+    if isinstance(positions, np.ndarray):
+        if positions.ndim < 1 or positions.size % 50 or positions.shape[-1] not in (25, 50):
+            raise ValueError(f"boards array must have shape (N, 2, 25) or (N, 50), not {positions.shape}")
+        if positions.dtype.kind not in "iu":
+            raise ValueError("boards array must hold integers")
+        if positions.size and (positions.min() < 0 or positions.max() > 15):
+            raise ValueError("checker counts must be in 0..15")
+        return positions.astype(np.uint8, copy=False).tobytes(), positions.size // 50
+    if not isinstance(positions, list):
+        positions = list(positions)
+    if all(type(p) is Position for p in positions):
+        return b"".join([p.key for p in positions]), len(positions)
+    boards = [getattr(p, "board", p) for p in positions]
+    try:
+        data = b"".join(map(bytes, chain.from_iterable(boards)))
+        if len(data) == 50 * len(boards) and all(len(b[0]) == 25 for b in boards):
+            return data, len(boards)
+    except (TypeError, ValueError, IndexError):
+        pass
+    return b"".join(_slow_bytes(b) for b in boards), len(boards)
+
+
+class Engine:
+    """gnubg-compatible evaluator. ``Engine(data_dir=None)`` loads weights and bearoff
+    databases once (see :mod:`engine.data` for where they are found).
+
+    ``verify`` checks every file against the digest of gnubg's published file (a
+    corrupt file is an error, not wrong answers); turn it off to load other
+    weights of the same format. ``cache_log2`` sizes the shared position cache
+    (2**n entries of 64 bytes; 0 disables it).
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, verify: bool = True,
+                 cache_log2: int = 16) -> None:
+        self.files = data.locate(data_dir)
+        err = ffi.new("char[1024]")
+        ctx = lib.bg_engine_load(os.fsencode(self.files.weights), os.fsencode(self.files.bearoff_os),
+                                 os.fsencode(self.files.bearoff_ts), _LOAD_VERIFY if verify else 0,
+                                 err, len(err))
+        if ctx == ffi.NULL:
+            raise DataFileError(ffi.string(err).decode("utf-8", "replace"))
+        self._ctx = ffi.gc(ctx, lib.bg_engine_free)
+        self._cache = ffi.NULL
+        if cache_log2 > 0:
+            cache = lib.bg_cache_new(cache_log2)
+            if cache == ffi.NULL:
+                raise MemoryError("cannot allocate the position cache")
+            self._cache = ffi.gc(cache, lib.bg_cache_free)
+        self._local = threading.local()
+
+    @property
+    def kernel(self) -> str:
+        """The forward-pass kernel chosen for this CPU ("avx512", "avx2", "sse2", "generic")."""
+        return ffi.string(lib.bg_engine_kernel(self._ctx)).decode()
+
+    def clear_cache(self) -> None:
+        """Empties the position cache (safe while other threads evaluate)."""
+        if self._cache != ffi.NULL:
+            lib.bg_cache_clear(self._cache)
+
+    def _out(self) -> Any:
+        try:
+            return self._local.out
+        except AttributeError:
+            self._local.out = ffi.new("float[5]")
+            return self._local.out
+
+    def evaluate(self, position: Any) -> Probabilities:
+        """0-ply cubeless probabilities of a Position (or raw 2x25 board) for the side on roll."""
+        key = board_bytes(position)
+        out = self._out()
+        if lib.bg_evaluate_many8(self._ctx, self._cache, key, 1, out, ffi.NULL):
+            raise ValueError("a side has more than 15 checkers")
+        return _new_probabilities(Probabilities, ffi.unpack(out, 5))
+
+    def evaluate_many(self, positions: Iterable[Any] | np.ndarray, *,
+                      with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Evaluates a batch in one C call: an (N, 5) float64 array of probabilities
+        (and an (N,) int32 array of class codes with ``with_classes=True``). Accepts
+        positions, raw 2x25 boards, or an (N, 2, 25) / (N, 50) integer array."""
+        data, n = boards_bytes(positions)
+        out = np.empty((n, 5), dtype=np.float32)
+        classes = np.empty(n, dtype=np.int32)
+        if n:
+            rc = lib.bg_evaluate_many8(self._ctx, self._cache, data, n, ffi.from_buffer("float[]", out),
+                                       ffi.from_buffer("int[]", classes))
+            if rc:
+                raise ValueError(f"board {-rc - 1} has a side with more than 15 checkers")
+        probs = out.astype(np.float64)
+        return (probs, classes) if with_classes else probs
+
+    def classify(self, position: Any) -> PositionClass:
+        """gnubg's class of a position (which evaluator applies)."""
+        out = ffi.new("int[1]")
+        if lib.bg_classify_many8(board_bytes(position), 1, out):
+            raise ValueError("a side has more than 15 checkers")
+        return PositionClass(out[0])
+
+    def classify_many(self, positions: Iterable[Any] | np.ndarray) -> np.ndarray:
+        """Class codes of a batch, in one C call."""
+        data, n = boards_bytes(positions)
+        classes = np.empty(n, dtype=np.int32)
+        if n and lib.bg_classify_many8(data, n, ffi.from_buffer("int[]", classes)):
+            raise ValueError("a board has a side with more than 15 checkers")
+        return classes
