@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("input", help="an .sgf or .mat file")
     convert.add_argument("output", help="the file to write; its suffix picks the format")
     convert.set_defaults(run=cmd_convert)
+    from bot.server import cli as server_cli
+
+    server = sub.add_parser("server", help="run the FIBS-compatible local server")
+    server_cli.build_parser(server)
+    server.set_defaults(run=server_cli.run)
     return parser
 
 

@@ -1,0 +1,304 @@
+"""The FIBS-compatible server: listener, logins, the users online, logouts.
+
+>>> async def demo(tmp: str) -> None:
+...     async with FibsServer(port=0, db_path=f"{tmp}/fibs.db", seed=1) as server:
+...         print(server.port > 0)
+>>> import asyncio, tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     asyncio.run(demo(tmp))
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+
+from bot.server.account import Account
+from bot.server.commands import dispatch
+from bot.server.lobby import Lobby
+from bot.server.login import LoggedIn, login
+from bot.server.passwords import DEFAULT_N, hash_password, verify_password
+from bot.server.session import Connection, IdleTimeout, Session
+from bot.server.store import Store
+from bot.server.texts import MOTD
+
+log = logging.getLogger("bot.server")
+
+DEFAULT_PORT = 4321
+LOGOUT_TEXT = {
+    "logout": "{0} logs out.",
+    "drop": "{0} drops connection.",
+    "timeout": "Connection with {0} timed out.",
+    "kicked": "Closed old connection with user {0}.",
+}
+
+
+class FibsServer:
+    """A FIBS-compatible server on one asyncio loop.
+
+    ``async with FibsServer(port=0, db_path=...) as server`` listens on a free
+    loopback port (``server.port``) until the block ends; leaving it saves
+    every running match. ``seed`` makes the dice reproducible (None: the OS's
+    secure source). ``auto_register`` creates an account at the first CLIP
+    login of an unknown name.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, db_path: str | Path = "fibs.db",
+                 seed: int | None = None, auto_register: bool = False, motd: str = MOTD,
+                 idle_timeout_s: float | None = 3600.0, max_line: int = 2048, max_output: int = 1 << 20,
+                 max_login_failures: int = 10, login_window_s: float = 600.0, scrypt_n: int = DEFAULT_N) -> None:
+        self.host = host
+        self._port = port
+        self.seed = seed
+        self.auto_register = auto_register
+        self.motd = motd.split("\n") if motd else []
+        self.idle_timeout_s = idle_timeout_s or None
+        self.max_line = max_line
+        self.max_output = max_output
+        self.max_login_failures = max_login_failures
+        self.login_window_s = login_window_s
+        self.scrypt_n = scrypt_n
+        self.store = Store(db_path)
+        self.sessions: dict[str, Session] = {}
+        self.lobby = Lobby(self)
+        self._failures: dict[str, list[float]] = {}
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._connections: set[Connection] = set()
+        self._closed = asyncio.Event()  # close() has begun
+        self._done = asyncio.Event()  # close() has finished
+
+    # -- lifecycle --
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._client, self.host, self._port)
+        log.info("listening on %s:%d", self.host, self.port)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() the server first"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def serve_forever(self) -> None:
+        """Run until close() (e.g. from a signal handler) has finished."""
+        await self._done.wait()
+
+    async def close(self) -> None:
+        """Stop listening, save every running match, disconnect everyone."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        if self._server is not None:
+            self._server.close()
+        for session in list(self.sessions.values()):
+            if session.table is not None:
+                self.lobby.interrupt(session, "shutdown")
+            self.logout(session, "shutdown")
+        for conn in list(self._connections):
+            conn.close()  # each handler sees the end of its stream and returns
+        if self._tasks:
+            _, stuck = await asyncio.wait(self._tasks, timeout=5.0)
+            for task in stuck:
+                task.cancel()
+        if self._server is not None:
+            await self._server.wait_closed()
+        self.store.close()
+        log.info("server closed")
+        self._done.set()
+
+    async def __aenter__(self) -> FibsServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        trace: TracebackType | None) -> None:
+        await self.close()
+
+    # -- accounts (the login dialogue's side) --
+
+    def add_user(self, name: str, password: str) -> Account:
+        """Create an account (operators; tests). Raises ValueError if it exists."""
+        if self.exists(name):
+            raise ValueError(f"user {name} exists")
+        return self.store.create(name, hash_password(password, n=self.scrypt_n))
+
+    def exists(self, name: str) -> bool:
+        return self.store.password_hash(name) is not None
+
+    async def authenticate(self, name: str, password: str) -> Account | None:
+        stored = self.store.password_hash(name)
+        if stored is None:
+            return await self.register(name, password) if self.auto_register and len(password) >= 4 else None
+        # scrypt releases the GIL: other sessions go on while it works
+        if not await asyncio.to_thread(verify_password, password, stored):
+            log.info("failed login for %s", name)
+            return None
+        return self.store.account(name)
+
+    async def register(self, name: str, password: str) -> Account | None:
+        hashed = await asyncio.to_thread(hash_password, password, n=self.scrypt_n)
+        if self.exists(name):  # registered meanwhile
+            return None
+        log.info("new account %s", name)
+        return self.store.create(name, hashed)
+
+    def _recent_failures(self, host: str) -> list[float]:
+        cutoff = time.monotonic() - self.login_window_s
+        recent = [t for t in self._failures.get(host, []) if t > cutoff]
+        self._failures[host] = recent
+        return recent
+
+    def blocked(self, host: str) -> bool:
+        return len(self._recent_failures(host)) >= self.max_login_failures
+
+    def login_failed(self, host: str) -> bool:
+        self._recent_failures(host).append(time.monotonic())
+        if self.blocked(host):
+            log.warning("too many failed logins from %s", host)
+            return True
+        return False
+
+    # -- the users online --
+
+    def find(self, name: str) -> Session | None:
+        """The user online with exactly this name."""
+        return self.sessions.get(name)
+
+    def complete(self, prefix: str) -> Session | None:
+        """Exact name, else the only user online whose name starts with ``prefix`` (FIBS's completion)."""
+        if prefix in self.sessions:
+            return self.sessions[prefix]
+        matches = [s for name, s in self.sessions.items() if name.startswith(prefix)]
+        return matches[0] if len(matches) == 1 else None
+
+    def broadcast(self, line: str, *, toggle: str | None = None, skip: Iterable[str] = ()) -> None:
+        """To every user online (with ``toggle`` on, if given) except the names in ``skip``."""
+        skipped = set(skip)
+        for session in list(self.sessions.values()):
+            if session.name not in skipped and (toggle is None or session.account.toggles[toggle]):
+                session.send(line)
+
+    def who_changed(self, session: Session) -> None:
+        """Everyone gets the user's new ``5`` line (and a ``6``)."""
+        if session.gone:
+            return
+        line = session.who_line()
+        for other in list(self.sessions.values()):
+            other.send(line)
+            other.send("6")
+
+    # -- connections --
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        conn = Connection(reader, writer, max_line=self.max_line, max_output=self.max_output,
+                          idle_timeout_s=self.idle_timeout_s)
+        self._connections.add(conn)
+        session: Session | None = None
+        reason = "drop"
+        try:
+            lines = conn.lines()
+            result = await login(conn, self, lines)
+            if result is None or self._closed.is_set():
+                return
+            session = self._enter(result, conn)
+            async for line in lines:
+                session.last_active = time.time()
+                try:
+                    dispatch(self, session, line)
+                except Exception:  # a bug in one command must not end the server or the session
+                    log.exception("command %r of %s failed", line.split(" ", 1)[0], session.name)
+                    session.send("** Sorry, that command failed.")
+                if session.gone:
+                    return
+                await conn.drain()
+        except IdleTimeout:
+            reason = "timeout"
+            conn.send("Connection timed out.")
+        except (ConnectionError, OSError):
+            pass
+        except Exception:  # a bug outside a command (login, cleanup) ends this connection only
+            log.exception("connection from %s failed", conn.host)
+        finally:
+            if session is not None and not session.gone:
+                if session.table is not None:
+                    self.lobby.interrupt(session, reason)
+                self.logout(session, reason)
+            conn.close()
+            self._connections.discard(conn)
+            self._tasks.discard(task)
+
+    def _enter(self, result: LoggedIn, conn: Connection) -> Session:
+        """Log a user in: the CLIP welcome sequence, and everyone else is told."""
+        account = result.account
+        old = self.sessions.get(account.name)
+        if old is not None:
+            conn.send("** Warning: You are already logged in.")
+            if old.table is not None:
+                self.lobby.interrupt(old, "drop")
+            self.logout(old, "kicked")
+            old.conn.close()
+            account = self.store.account(account.name) or account  # what the old session saved
+        session = Session(account, conn, result.client)
+        previous = (account.last_login or session.login_time, account.last_host or conn.host)
+        account.last_login, account.last_host = session.login_time, conn.host
+        self.store.update(account)
+        session.send(f"1 {account.name} {int(previous[0])} {previous[1]}")
+        session.send(account.own_info(away=False))
+        session.send("3")
+        for line in self.motd:
+            session.send(line)
+        session.send("4")
+        for sender, when, text in self.store.take_messages(account.name):
+            session.send(f"9 {sender} {when} {text}")
+        self.sessions[account.name] = session
+        for other in self.sorted_sessions(self.sessions.values(), account.settings["sortwho"]):
+            session.send(other.who_line())
+        session.send("6")
+        again = " again" if old is not None else ""
+        self.broadcast(f"7 {account.name} {account.name} logs in{again}.", toggle="notify", skip=[account.name])
+        line = session.who_line()
+        for other in list(self.sessions.values()):
+            if other is not session:
+                other.send(line)
+                other.send("6")
+        log.info("%s logged in from %s", account.name, conn.host)
+        return session
+
+    @staticmethod
+    def sorted_sessions(sessions: Iterable[Session], order: str) -> list[Session]:
+        """``set sortwho``: login (default), name, rating, rrating (lowest first)."""
+        keys = {"name": lambda s: (s.name.lower(),), "rating": lambda s: (-s.account.rating,),
+                "rrating": lambda s: (s.account.rating,)}
+        return sorted(sessions, key=keys.get(order, lambda s: (s.login_time,)))
+
+    def logout(self, session: Session, reason: str) -> None:
+        """The user is gone (``bye``, dropped, timed out, kicked, shutdown); their match is already saved."""
+        if session.gone:
+            return
+        session.gone = True
+        if self.sessions.get(session.name) is session:
+            del self.sessions[session.name]
+        session.invitation = None
+        for watcher in list(session.watchers):
+            if isinstance(watcher, Session):
+                watcher.watching = None
+                watcher.send(f"{session.name} logs out.. You're not watching anymore.")
+                self.who_changed(watcher)
+        session.watchers.clear()
+        if session.watching is not None:
+            session.watching.watchers.discard(session)
+            session.watching = None
+        session.account.last_logout = time.time()
+        self.store.update(session.account)
+        if reason in LOGOUT_TEXT:
+            text = LOGOUT_TEXT[reason].format(session.name)
+            self.broadcast(f"8 {session.name} {text}", toggle="notify")
+        log.info("%s left (%s)", session.name, reason)

@@ -1,0 +1,132 @@
+"""One client connection, and the logged-in user behind it.
+
+Output never waits for a client: lines go into the transport's buffer, and a
+client that lets more than ``max_output`` bytes pile up unread is cut off
+(so one slow reader cannot stall the match it plays or anyone else).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from bot.server.account import Account
+from bot.server.lines import LineReader
+
+if TYPE_CHECKING:
+    from bot.server.table import Listener, Table
+
+log = logging.getLogger("bot.server")
+
+IAC_WILL_ECHO = b"\xff\xfb\x01"
+IAC_WONT_ECHO = b"\xff\xfc\x01"
+
+
+class IdleTimeout(Exception):
+    """The client sent nothing for the idle limit."""
+
+
+class Connection:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
+                 max_line: int, max_output: int, idle_timeout_s: float | None) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._lines = LineReader(max_line)
+        self._max_output = max_output
+        self._idle_timeout_s = idle_timeout_s
+        peer = writer.get_extra_info("peername")
+        self.host = str(peer[0]) if isinstance(peer, tuple) else "localhost"
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        if self._writer.transport.is_closing():
+            self.closed = True
+            return
+        self._writer.write(data)
+        if self._writer.transport.get_write_buffer_size() > self._max_output:
+            log.warning("closing %s: %d bytes of output not read", self.host, self._max_output)
+            self.abort()
+
+    def send(self, line: str) -> None:
+        """One line, CR LF terminated (text is ASCII by construction; anything else becomes '?')."""
+        self.write(line.encode("ascii", "replace") + b"\r\n")
+
+    def prompt(self, text: str) -> None:
+        """An unterminated prompt such as ``login: ``."""
+        self.write(text.encode("ascii"))
+
+    async def lines(self) -> AsyncIterator[str]:
+        """Received lines until the client closes; IdleTimeout after the idle limit."""
+        while not self.closed:
+            try:
+                data = await asyncio.wait_for(self._reader.read(4096), self._idle_timeout_s)
+            except asyncio.TimeoutError:
+                raise IdleTimeout from None
+            if not data:
+                return
+            for line in self._lines.feed(data):
+                yield line
+
+    async def drain(self) -> None:
+        if not self.closed:
+            await self._writer.drain()
+
+    def close(self) -> None:
+        self.closed = True
+        self._writer.close()
+
+    def abort(self) -> None:
+        self.closed = True
+        self._writer.transport.abort()
+
+
+class Session:
+    """A logged-in user: what the server knows beyond the account."""
+
+    def __init__(self, account: Account, conn: Connection, client: str | None) -> None:
+        self.account = account
+        self.name = account.name
+        self.conn = conn
+        self.client = client
+        self.login_time = time.time()
+        self.last_active = self.login_time
+        self.away: str | None = None
+        self.watching: Session | None = None
+        self.watchers: set[Listener] = set()
+        self.table: Table[Session] | None = None
+        self.invitation: tuple[str, int | None] | None = None
+        """(invitee, length; 0 unlimited, None resume) of this user's open invitation."""
+        self.waved = False
+        self.gone = False
+        """Logged out; the connection may still be closing."""
+
+    def send(self, line: str) -> None:
+        self.conn.send(line)
+
+    def alert(self, line: str) -> None:
+        """A line that rings the bell for users with ``toggle bell`` on (tells, invitations)."""
+        self.conn.send(line + ("\a" if self.account.toggles["bell"] else ""))
+
+    @property
+    def ready(self) -> bool:
+        return self.account.toggles["ready"]
+
+    @property
+    def opponent(self) -> str | None:
+        if self.table is None:
+            return None
+        return self.table.name(1 - self.table.index(self))
+
+    def who_line(self) -> str:
+        """The CLIP ``5`` line."""
+        a = self.account
+        watching = self.watching.name if self.watching else "-"
+        idle = int(time.time() - self.last_active)
+        return (f"5 {self.name} {self.opponent or '-'} {watching} {int(self.ready)} {int(self.away is not None)} "
+                f"{a.rating:.2f} {a.experience} {idle} {int(self.login_time)} {self.conn.host} "
+                f"{self.client or '-'} {a.email or '-'}")

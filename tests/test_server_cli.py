@@ -1,0 +1,72 @@
+"""``python -m bot.server`` (the ``fibsbot server`` command): options, accounts, clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+
+from fibs_script import start_match  # noqa: E402
+
+from bot.server.cli import build_parser  # noqa: E402
+from bot.server.store import Store  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def _server(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot.server", *args], cwd=ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=30, input=stdin)
+
+
+def test_help_documents_every_option() -> None:
+    result = _server("--help")
+    assert result.returncode == 0
+    options = [o for action in build_parser()._actions for o in action.option_strings if o.startswith("--")]
+    assert len(options) >= 10
+    for option in options:
+        assert option in result.stdout
+
+
+def test_add_user(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    assert _server("--db", str(db), "--add-user", "carol", stdin="secret\n").returncode == 0
+    again = _server("--db", str(db), "--add-user", "carol", stdin="secret\n")
+    assert again.returncode == 1 and "exists" in again.stderr
+    assert _server("--db", str(db), "--add-user", "bad name", stdin="secret\n").returncode == 2
+    store = Store(db)
+    stored = store.password_hash("carol")
+    store.close()
+    assert stored is not None and "secret" not in stored
+
+
+async def test_sigterm_saves_running_matches_and_exits_cleanly(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.server", "--port", "0", "--db", str(db), "--seed", "1", "--auto-register",
+        "--log-level", "WARNING", cwd=ROOT, env=ENV, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        banner = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        port = int(re.fullmatch(r"fibsbot server listening on 127\.0\.0\.1:(\d+)\n", banner)[1])  # type: ignore[index]
+        alice, bob = await start_match(port, "alice", "bob", 5)
+        await alice.until(r"board:.*")
+        process.send_signal(signal.SIGTERM)
+        await alice.until(r"Your game with bob was saved\.")
+        await bob.until(r"Your game with alice was saved\.")
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+        assert b"Traceback" not in await process.stderr.read()
+    finally:
+        if process.returncode is None:
+            process.kill()
+    store = Store(db)
+    assert store.saved_match("alice", "bob") is not None
+    store.close()
