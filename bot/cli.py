@@ -23,15 +23,12 @@ def parse_dice(text: str) -> tuple[int, int]:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
+    from engine.evaluator import Engine
+    from engine.search import format_hint
+
     position, match = parse_gnubg_id(args.id)
     dice = args.dice or (match.dice if match else None)
-    if dice is None:
-        print("no dice: give --dice 31 (or a match ID with dice rolled)", file=sys.stderr)
-        return 2
-    moves = position.legal_moves(*dice)
-    print(f"Position ID {position.position_id()}, dice {dice[0]}{dice[1]}: {len(moves)} legal plays")
-    for rank, move in enumerate(moves, 1):
-        print(f"{rank:4}. {move}")
+    print(format_hint(Engine(), position, match, dice, args.level))
     return 0
 
 
@@ -48,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     hint = sub.add_parser("hint", help="rank the plays of a position (gnubg position ID[:match ID])")
     hint.add_argument("id", help="gnubg position ID, or POSITIONID:MATCHID")
-    hint.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31")
+    hint.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31; without dice: the cube analysis")
+    hint.add_argument("--level", default="expert",
+                      help='a gnubg level: beginner ... expert, "world class", supremo, grandmaster, 4ply (default expert)')
     hint.set_defaults(run=cmd_hint)
     convert = sub.add_parser("convert", help="convert a match record between .sgf and .mat")
     convert.add_argument("input", help="an .sgf or .mat file")
@@ -59,6 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
     server = sub.add_parser("server", help="run the FIBS-compatible local server")
     server_cli.build_parser(server)
     server.set_defaults(run=server_cli.run)
+    from bot.tournament.cli import add_analyse_parser, add_tournament_parser
+
+    add_tournament_parser(sub)
+    add_analyse_parser(sub)
+    from bot.run import add_config_parser, add_run_parser
+
+    add_run_parser(sub)
+    add_config_parser(sub)
     return parser
 
 

@@ -115,6 +115,11 @@ def board() -> str:
     return "board"
 
 
+def back() -> str:
+    """Clear the away flag."""
+    return "back"
+
+
 def leave() -> str:
     """Leave the match; FIBS saves it."""
     return "leave"

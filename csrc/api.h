@@ -255,4 +255,11 @@ int bg_evaluate_nply(const bg_engine *engine, bg_cache *cache, const unsigned in
                      const bg_search_settings *settings, const bg_cubeinfo *ci, float *probs,
                      float *equity);
 
+/* Test hook: the search's own results generator against bg_legal_moves on
+ * every roll of n boards (both die orders); returns the mismatches. */
+int bg_search_selftest_results(const unsigned int *boards, int n_boards);
+/* Test hook: the search's pruning-net evaluation against bg_eval_prune (every
+ * prune net on every board); returns the boards x nets that differ in a bit. */
+int bg_search_selftest_prune(const bg_engine *engine, const unsigned int *boards, int n_boards);
+
 #endif

@@ -17,20 +17,30 @@
  *
  * Threads: the 21 rolls below each top-level node are tasks handed out to
  * the threads; each task writes its own slot and the slots are summed in roll
- * order afterwards, so results never depend on the thread count. */
+ * order afterwards, so results never depend on the thread count (the shared
+ * position cache holds exact 0-ply outputs, so hits and misses agree).
+ *
+ * gnubg 1.1 (the `gnubg` package) picks its cube-efficiency parameters by the
+ * depth of the evaluation context (cube.c): the leaves of an n-ply search use
+ * the context's set; the 0-ply move choices inside the tree use it too when
+ * pruning, else those of a 0-ply context (found by matching gnubg). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bearoff.h"
 #include "cube.h"
 #include "eval.h"
+#include "inputs.h"
 #include "met.h"
 #include "movegen.h"
+#include "nnet.h"
 #include "noise.h"
 #include "position.h"
 #include "search.h"
@@ -44,11 +54,18 @@ static const unsigned char ROLL[21][2] = {
 
 /* ---- per-thread state ------------------------------------------------------ */
 
+/* Hash table of the results generator (power of two, > 2 * BG_MAX_MOVES). */
+#define GEN_TABLE 8192
+
 typedef struct {
     bg_move *moves;
     bg_board *results;
     float *pscore;
     int *order;
+    uint64_t *gen_keys;  /* [GEN_TABLE] */
+    uint32_t *gen_stamp; /* [GEN_TABLE]: slot in use iff == gen_epoch */
+    int *gen_slot;       /* [GEN_TABLE]: index into results */
+    uint32_t gen_epoch;
 } scratch;
 
 typedef struct {
@@ -57,11 +74,14 @@ typedef struct {
     const bg_search_settings *s;
     int cubeful;            /* cubeful tree (cube positions, cubeful move scores) */
     int prune;              /* pruning nets usable (prune and no noise) */
-    int low_eff;            /* gnubg 1.1's 0-1 ply cube efficiencies */
+    int low_eff;            /* gnubg 1.1's 0-1 ply cube efficiencies at the leaves */
+    int low_eff_choice;     /* the same for the 0-ply move choices inside the tree */
     int reuse;              /* a chosen move's 0-ply outputs serve as the child leaf */
     bg_isaac *rng;          /* random noise only (one thread) */
-    scratch sc;
+    scratch *sc;            /* this thread's */
 } worker;
+
+static void scratch_free(scratch *sc);
 
 static int scratch_alloc(scratch *sc)
 {
@@ -69,13 +89,14 @@ static int scratch_alloc(scratch *sc)
     sc->results = malloc(sizeof(bg_board) * BG_MAX_MOVES);
     sc->pscore = malloc(sizeof(float) * BG_MAX_MOVES);
     sc->order = malloc(sizeof(int) * BG_MAX_MOVES);
-    if (sc->moves && sc->results && sc->pscore && sc->order)
+    sc->gen_keys = malloc(sizeof(uint64_t) * GEN_TABLE);
+    sc->gen_stamp = calloc(GEN_TABLE, sizeof(uint32_t));
+    sc->gen_slot = malloc(sizeof(int) * GEN_TABLE);
+    sc->gen_epoch = 0;
+    if (sc->moves && sc->results && sc->pscore && sc->order && sc->gen_keys && sc->gen_stamp &&
+        sc->gen_slot)
         return 0;
-    free(sc->moves);
-    free(sc->results);
-    free(sc->pscore);
-    free(sc->order);
-    memset(sc, 0, sizeof *sc);
+    scratch_free(sc);
     return -1;
 }
 
@@ -85,6 +106,9 @@ static void scratch_free(scratch *sc)
     free(sc->results);
     free(sc->pscore);
     free(sc->order);
+    free(sc->gen_keys);
+    free(sc->gen_stamp);
+    free(sc->gen_slot);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -168,6 +192,185 @@ static int leaf_probs(worker *w, const bg_board b, float p[5])
     return bg_eval0_cached(w->e, w->cache, b, p);
 }
 
+/* ---- resulting positions of a roll --------------------------------------------
+ *
+ * The search needs only the distinct boards a roll can produce, not the plays,
+ * many times per decision: this generator visits the plays in exactly the
+ * order of movegen_generate (movegen.c) and keeps the first occurrence of each
+ * board, so the list is the same, board for board; it works in place with undo
+ * and an incremental hash, without allocating (tested against movegen.c). */
+
+static uint64_t ZOB[2][25][16];
+static pthread_once_t zob_once = PTHREAD_ONCE_INIT;
+
+static void zob_init(void)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 25; i++)
+            for (int n = 0; n < 16; n++) {
+                x += 0x9e3779b97f4a7c15ULL; /* splitmix64 */
+                uint64_t z = x;
+                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+                z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+                ZOB[s][i][n] = z ^ (z >> 31);
+            }
+}
+
+typedef struct {
+    unsigned int b[2][25];
+    uint64_t hash;
+    int outside;         /* the mover's chequers outside the home board (bar included) */
+    const int *dice;
+    int n_dice, doubles, larger;
+    int best_score, n, max, overflow;
+    scratch *sc;
+} gen;
+
+static inline void gen_set(gen *g, int side, int i, unsigned int v)
+{
+    g->hash ^= ZOB[side][i][g->b[side][i] & 15] ^ ZOB[side][i][v & 15];
+    g->b[side][i] = v;
+}
+
+static void gen_record(gen *g, int score)
+{
+    scratch *sc = g->sc;
+    if (score < g->best_score)
+        return;
+    if (score > g->best_score) {
+        g->best_score = score;
+        g->n = 0;
+        if (++sc->gen_epoch == 0) { /* wrapped: really clear */
+            memset(sc->gen_stamp, 0, sizeof(uint32_t) * GEN_TABLE);
+            sc->gen_epoch = 1;
+        }
+    }
+    unsigned int slot = (unsigned int)g->hash & (GEN_TABLE - 1);
+    while (sc->gen_stamp[slot] == sc->gen_epoch) {
+        if (sc->gen_keys[slot] == g->hash &&
+            !memcmp(sc->results[sc->gen_slot[slot]], g->b, sizeof(bg_board)))
+            return;
+        slot = (slot + 1) & (GEN_TABLE - 1);
+    }
+    if (g->n >= g->max) {
+        g->overflow = 1;
+        return;
+    }
+    sc->gen_stamp[slot] = sc->gen_epoch;
+    sc->gen_keys[slot] = g->hash;
+    sc->gen_slot[slot] = g->n;
+    memcpy(sc->results[g->n], g->b, sizeof(bg_board));
+    g->n++;
+}
+
+static inline int gen_legal(const gen *g, int from, int die)
+{
+    if (from != BG_BAR && g->b[1][BG_BAR])
+        return 0;
+    int to = from - die;
+    if (to >= 0)
+        return g->b[0][23 - to] < 2;
+    if (g->outside)
+        return 0;
+    if (to < -1)
+        for (int i = from + 1; i < 6; i++)
+            if (g->b[1][i])
+                return 0;
+    return 1;
+}
+
+static void gen_search(gen *g, int depth, int max_from)
+{
+    int moved = 0;
+    if (depth < g->n_dice) {
+        int die = g->dice[depth];
+        for (int from = max_from; from >= 0; from--) {
+            if (!g->b[1][from] || !gen_legal(g, from, die))
+                continue;
+            int to = from - die;
+            uint64_t h0 = g->hash;
+            int out0 = g->outside, hit = 0;
+            gen_set(g, 1, from, g->b[1][from] - 1);
+            if (from >= 6)
+                g->outside--;
+            if (to >= 0) {
+                gen_set(g, 1, to, g->b[1][to] + 1);
+                if (to >= 6)
+                    g->outside++;
+                if (g->b[0][23 - to] == 1) {
+                    gen_set(g, 0, 23 - to, 0);
+                    gen_set(g, 0, BG_BAR, g->b[0][BG_BAR] + 1);
+                    hit = 1;
+                }
+            }
+            gen_search(g, depth + 1, g->doubles ? from : 24);
+            /* undo */
+            if (hit) {
+                g->b[0][BG_BAR]--;
+                g->b[0][23 - to] = 1;
+            }
+            if (to >= 0)
+                g->b[1][to]--;
+            g->b[1][from]++;
+            g->hash = h0;
+            g->outside = out0;
+            moved = 1;
+            if (g->b[1][BG_BAR] && from == BG_BAR)
+                break; /* entering: only the bar may move */
+        }
+    }
+    if (!moved) {
+        int score = depth * 2;
+        if (depth == 1 && !g->doubles && g->dice[0] == g->larger)
+            score++;
+        gen_record(g, score);
+    }
+}
+
+/* The distinct results (seen from the mover) of die1/die2 in sc->results, in
+ * movegen_generate's order; returns their count, -1 on overflow. */
+static int gen_results(scratch *sc, const bg_board b, int die1, int die2)
+{
+    pthread_once(&zob_once, zob_init);
+    gen g;
+    memcpy(g.b, b, sizeof g.b);
+    g.hash = 0;
+    g.outside = 0;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 25; i++)
+            g.hash ^= ZOB[s][i][g.b[s][i] & 15];
+    for (int i = 6; i < 25; i++)
+        g.outside += (int)g.b[1][i];
+    g.sc = sc;
+    g.best_score = -1;
+    g.n = 0;
+    g.max = BG_MAX_MOVES;
+    g.overflow = 0;
+    g.larger = die1 > die2 ? die1 : die2;
+    if (++sc->gen_epoch == 0) {
+        memset(sc->gen_stamp, 0, sizeof(uint32_t) * GEN_TABLE);
+        sc->gen_epoch = 1;
+    }
+    if (die1 == die2) {
+        int dice[4] = {die1, die1, die1, die1};
+        g.dice = dice;
+        g.n_dice = 4;
+        g.doubles = 1;
+        gen_search(&g, 0, 24);
+    } else {
+        int hi = g.larger, lo = die1 > die2 ? die2 : die1;
+        int order1[2] = {hi, lo}, order2[2] = {lo, hi};
+        g.n_dice = 2;
+        g.doubles = 0;
+        g.dice = order1;
+        gen_search(&g, 0, 24);
+        g.dice = order2;
+        gen_search(&g, 0, 24);
+    }
+    return g.overflow ? -1 : g.n;
+}
+
 /* ---- cube positions --------------------------------------------------------------- */
 
 /* Splits each cube position into "no double" (2i) and "doubled" (2i+1); a
@@ -198,9 +401,9 @@ static void make_cube_pos(const bg_cubeinfo *cps, int n, int top, int invert_mov
 
 /* Cubeful value of a leaf for every available cube position. */
 static void leaf_cube_values(worker *w, const bg_board b, int cls, const float p[5],
-                             const bg_cubeinfo *kids, int nk, float *v)
+                             const bg_cubeinfo *kids, int nk, int low_eff, float *v)
 {
-    float x = bg_cube_efficiency(&b[0][0], cls, w->low_eff);
+    float x = bg_cube_efficiency(&b[0][0], cls, low_eff);
     float em[3];
     const float *exact = NULL;
     if ((cls == BG_CLASS_BEAROFF2 || cls == BG_CLASS_BEAROFF_TS) &&
@@ -252,20 +455,73 @@ static void score_leaf(worker *w, const bg_board nb, int cls, const float p[5],
         return;
     }
     float v[2], cf;
-    leaf_cube_values(w, nb, cls, p, kids, 2, v);
+    leaf_cube_values(w, nb, cls, p, kids, 2, w->low_eff_choice, v);
     collapse(ci_opp, 1, kids, v, &cf);
     *s1 = score_from_cubeful(cf, ci_move);
+}
+
+/* The pruning net's outputs for b (spec 3.3), as bg_eval_prune computes them
+ * (same inputs in the same order, same kernel), with a leaner input builder:
+ * only the non-zero codes of the base encoding are written. */
+static const unsigned char PRUNE_FIRST[16] = {0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+static const float PRUNE_HALF[16] = {0, 0, 0, 0, 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f, 4, 4.5f, 5, 5.5f, 6};
+
+static int prune_inputs(const bg_board b, int *idx, float *val)
+{
+    /* branch-free: every slot is written, the count advances over the non-zero ones */
+    int m = 0;
+    for (int s = 0; s < 2; s++) {
+        const unsigned int *side = b[s];
+        int base = 100 * s;
+        for (int i = 0; i < 24; i++) {
+            unsigned int n = side[i] > 15 ? 15 : side[i];
+            int k = base + 4 * i;
+            idx[m] = k + PRUNE_FIRST[n];
+            val[m] = 1.0f;
+            m += n != 0;
+            idx[m] = k + 3;
+            val[m] = PRUNE_HALF[n];
+            m += n > 3;
+        }
+        unsigned int n = side[24] > 15 ? 15 : side[24];
+        int k = base + 96;
+        for (unsigned int j = 0; j < 3; j++) {
+            idx[m] = k + (int)j;
+            val[m] = 1.0f;
+            m += n > j;
+        }
+        idx[m] = k + 3;
+        val[m] = PRUNE_HALF[n];
+        m += n > 3;
+    }
+    return m;
+}
+
+static void prune_eval(const struct bg_engine *e, const bg_board b, int cls, float out[5])
+{
+    int idx[BG_N_BASE_INPUTS + 1];
+    float val[BG_N_BASE_INPUTS + 1];
+    int m = prune_inputs(b, idx, val);
+    int net = cls == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
+              : cls == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
+                                        : BG_NET_PRUNE_CONTACT;
+    e->forward(&e->nets.net[net], idx, val, m, out);
+    if (cls == BG_CLASS_RACE)
+        bg_race_bg_override(&e->os, &e->ts, b, out);
+    bg_sanity_check(&e->os, b, out);
 }
 
 /* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results the
  * pruning net rates worst for the opponent; 0 if pruning does not apply. */
 static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
 {
+    float *sc = w->sc->pscore;
+    int *order = w->sc->order;
     int c0 = -1;
     for (int i = 0; i < n; i++) {
         bg_board nb;
-        memcpy(nb, w->sc.results[i], sizeof nb);
-        board_swap(nb);
+        memcpy(nb[0], w->sc->results[i][1], sizeof nb[0]);
+        memcpy(nb[1], w->sc->results[i][0], sizeof nb[1]);
         int c = bg_classify_board((const unsigned int(*)[25])nb);
         if (i == 0) {
             c0 = c;
@@ -274,15 +530,8 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
         } else if (c != c0) {
             return 0;
         }
-    }
-    float *sc = w->sc.pscore;
-    int *order = w->sc.order;
-    for (int i = 0; i < n; i++) {
-        bg_board nb;
-        memcpy(nb, w->sc.results[i], sizeof nb);
-        board_swap(nb);
         float q[5];
-        bg_eval_prune(w->e, (const unsigned int(*)[25])nb, c0, q);
+        prune_eval(w->e, (const unsigned int(*)[25])nb, c0, q);
         sc[i] = utility(q, ci_opp);
         order[i] = i;
     }
@@ -306,13 +555,13 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
 static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cubeinfo *ci_move,
                        bg_board out, float known[5], int *known_cls)
 {
-    int n = movegen_generate(b, d0, d1, w->sc.moves, w->sc.results, BG_MAX_MOVES);
+    int n = gen_results(w->sc, b, d0, d1);
     if (n <= 0) {
         memcpy(out, b, sizeof(bg_board));
         return 0;
     }
     if (n == 1) {
-        memcpy(out, w->sc.results[0], sizeof(bg_board));
+        memcpy(out, w->sc->results[0], sizeof(bg_board));
         return 0;
     }
     bg_cubeinfo ci_opp = *ci_move, kids[2];
@@ -330,10 +579,10 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
     int best = -1;
     float bs = 0.0f, bs2 = 0.0f;
     for (int t = 0; t < m; t++) {
-        int i = pruned ? w->sc.order[t] : t;
-        bg_board nb;
-        memcpy(nb, w->sc.results[i], sizeof nb);
-        board_swap(nb);
+        int i = pruned ? w->sc->order[t] : t;
+        bg_board nb; /* the result with the opponent on roll */
+        memcpy(nb[0], w->sc->results[i][1], sizeof nb[0]);
+        memcpy(nb[1], w->sc->results[i][0], sizeof nb[1]);
         float p[5], s1, s2;
         int cls = leaf_probs(w, (const unsigned int(*)[25])nb, p);
         score_leaf(w, (const unsigned int(*)[25])nb, cls, p, ci_move, &ci_opp, kids, &s1, &s2);
@@ -345,7 +594,7 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
             *known_cls = cls;
         }
     }
-    memcpy(out, w->sc.results[best], sizeof(bg_board));
+    memcpy(out, w->sc->results[best], sizeof(bg_board));
     return 1;
 }
 
@@ -428,7 +677,7 @@ static void node_eval(worker *w, const bg_board b, int plies, const bg_cubeinfo 
             cls = leaf_probs(w, b, out);
         if (n) {
             make_cube_pos(cps, n, top, 0, kids);
-            leaf_cube_values(w, b, cls, out, kids, nk, v);
+            leaf_cube_values(w, b, cls, out, kids, nk, w->low_eff, v);
             collapse(cps, n, kids, v, cf);
         }
         return;
@@ -468,7 +717,6 @@ typedef struct {
     int *task_roll; /* roll of task t, -1 = the whole (leaf) root */
     int n_tasks;
     atomic_int next;
-    atomic_int failed;
 } job;
 
 static void run_task(worker *w, job *jb, int t)
@@ -498,12 +746,12 @@ static void *job_thread(void *arg)
 {
     job *jb = arg;
     worker w = jb->proto;
-    if (scratch_alloc(&w.sc)) {
-        atomic_store(&jb->failed, 1);
-        return NULL;
-    }
+    scratch sc;
+    if (scratch_alloc(&sc))
+        return NULL; /* the other threads do its share */
+    w.sc = &sc;
     job_loop(&w, jb);
-    scratch_free(&w.sc);
+    scratch_free(&sc);
     return NULL;
 }
 
@@ -583,10 +831,9 @@ static int run_job(const worker *proto, scratch *sc, root_node *roots, int n_roo
         }
     jb.n_tasks = n_tasks;
     atomic_init(&jb.next, 0);
-    atomic_init(&jb.failed, 0);
 
     worker me = *proto;
-    me.sc = *sc;
+    me.sc = sc;
     int helpers = threads - 1;
     int internal_tasks = 0;
     for (int i = 0; i < n_roots; i++)
@@ -670,7 +917,12 @@ static int context_init(context *cx, const bg_engine *e, bg_cache *cache,
     w->s = s;
     w->cubeful = cubeful;
     w->prune = s->prune && s->noise == 0.0f;
+    /* gnubg 1.1 picks its cube-efficiency set by the depth of the evaluation
+     * context: 0-1 ply contexts use the second set. The leaves of a search
+     * belong to the search's context; the move choices inside the tree use
+     * it too when pruning, else a 0-ply copy of it. */
     w->low_eff = s->efficiency_set == 1 && s->plies <= 1;
+    w->low_eff_choice = w->prune ? w->low_eff : s->efficiency_set == 1;
     w->cache = s->noise > 0.0f ? NULL : cache;
     w->reuse = s->noise == 0.0f || s->deterministic;
     cx->threads = s->threads > 0 ? s->threads : online_cores();
@@ -811,7 +1063,7 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
         c->back = back;
     }
     int nplies = s->plies;
-    int alive = n, final = 1;
+    int final = 1;
     if (nplies > 0) {
         int row = nplies > 4 ? 3 : nplies - 1;
         for (int k = 0; k < nplies; k++) {
@@ -836,8 +1088,7 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
                 tmp[i].alive = i < keep;
                 cs[tmp[i].idx] = tmp[i];
             }
-            alive = keep;
-            if (alive == 1 && f.accept != 1) {
+            if (keep == 1 && f.accept != 1) {
                 final = 0;
                 break;
             }
@@ -851,7 +1102,6 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
         if ((rc = score_moves(&cx, sc, (const bg_board *)res, list, m, nplies, ci)))
             goto done;
     }
-    (void)alive;
     qsort(cs, (size_t)n, sizeof(cand), cmp_general);
     rc = n < max ? n : max;
     for (int i = 0; i < rc; i++) {
@@ -964,6 +1214,20 @@ int bg_cube_decide(const bg_engine *e, bg_cache *cache, const unsigned int *boar
     }
     float optimal;
     int code = bg_cube_classify(ci, v, out[WG], &optimal);
+    if (v[1] == v[0] && v[2] > v[1] && out[W] > 0.0f &&
+        (code == BG_CUBE_NODOUBLE_TAKE || code == BG_CUBE_NO_REDOUBLE_TAKE)) {
+        /* bg_cube_classify reads an exact ND = DT tie as "no double", which
+         * is what gnubg says when the side on roll cannot win; otherwise
+         * (a dead doubled cube, found by deeper searches) gnubg calls it an
+         * optional double. */
+        int owned = ci->owner != -1;
+        optimal = v[1];
+        if (!ci->match_to && ci->beavers && v[1] >= -2.0f && v[1] <= 0.0f)
+            code = 2.0f * v[1] < v[0] ? (owned ? BG_CUBE_NO_REDOUBLE_BEAVER : BG_CUBE_NODOUBLE_BEAVER)
+                                      : BG_CUBE_OPTIONAL_DOUBLE_BEAVER;
+        else
+            code = owned ? BG_CUBE_OPTIONAL_REDOUBLE_TAKE : BG_CUBE_OPTIONAL_DOUBLE_TAKE;
+    }
     if (out4) {
         out4[0] = optimal;
         out4[1] = v[0];
@@ -980,11 +1244,62 @@ int bg_cube_decide(const bg_engine *e, bg_cache *cache, const unsigned int *boar
         s2.cubeful = 0;
         if ((rc = context_init(&pc, e, cache, &s2, 0)))
             return rc;
-        pc.w.low_eff = cx.w.low_eff;
         float dummy[1];
         if ((rc = eval_root(&pc, (const unsigned int(*)[25])b, ci, NULL, 0, 1, s2.plies, precheck,
                             dummy)))
             return rc;
     }
     return code;
+}
+
+/* ---- test hook ------------------------------------------------------------------------------ */
+
+int bg_search_selftest_results(const unsigned int *boards, int n_boards)
+{
+    scratch a, b;
+    if (scratch_alloc(&a))
+        return -1;
+    if (scratch_alloc(&b)) {
+        scratch_free(&a);
+        return -1;
+    }
+    int bad = 0;
+    for (int i = 0; i < n_boards; i++) {
+        bg_board bd;
+        if (load_board(boards + 50 * (size_t)i, bd)) {
+            bad++;
+            continue;
+        }
+        for (int r = 0; r < 21; r++) {
+            int d0 = ROLL[r][0], d1 = ROLL[r][1];
+            for (int swap = 0; swap < 2; swap++) {
+                int x = swap ? d1 : d0, y = swap ? d0 : d1;
+                int n1 = movegen_generate((const unsigned int(*)[25])bd, x, y, a.moves, a.results,
+                                          BG_MAX_MOVES);
+                int n2 = gen_results(&b, (const unsigned int(*)[25])bd, x, y);
+                if (n1 != n2 || (n1 > 0 && memcmp(a.results, b.results, sizeof(bg_board) * (size_t)n1)))
+                    bad++;
+            }
+        }
+    }
+    scratch_free(&a);
+    scratch_free(&b);
+    return bad;
+}
+
+int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int n_boards)
+{
+    int bad = 0;
+    for (int i = 0; i < n_boards; i++) {
+        bg_board b;
+        if (load_board(boards + 50 * (size_t)i, b))
+            return -1;
+        for (int cls = BG_CLASS_RACE; cls <= BG_CLASS_CONTACT; cls++) {
+            float x[5], y[5];
+            bg_eval_prune(e, (const unsigned int(*)[25])b, cls, x);
+            prune_eval(e, (const unsigned int(*)[25])b, cls, y);
+            bad += memcmp(x, y, sizeof x) != 0;
+        }
+    }
+    return bad;
 }

@@ -90,6 +90,20 @@ def run_eval(args: argparse.Namespace) -> None:
     run(args)
 
 
+@command("decide")
+def run_decide(args: argparse.Namespace) -> None:
+    from engine.bench_decide import run_decide as run
+
+    run(args)
+
+
+@command("signature")
+def run_signature(args: argparse.Namespace) -> None:
+    from engine.bench_decide import run_signature as run
+
+    run(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -226,3 +226,38 @@ class Engine:
         if n and lib.bg_classify_many8(data, n, ffi.from_buffer("int[]", classes)):
             raise ValueError("a board has a side with more than 15 checkers")
         return classes
+
+    # ---- decisions (issue 4; engine/search.py, csrc/search.c) -------------------------------
+    # The mover is ``match.on_roll`` (``position.board[1]``); ``match=None`` is money with
+    # the Jacoby rule and a centred cube; ``level`` is a name, a Level or an EvalSettings.
+
+    def best_move(self, position: Any, dice: tuple[int, int], match: Any = None,
+                  level: Any = "expert", **kw: Any) -> Any:
+        """gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``)."""
+        from engine import search
+
+        return search.best_move(self, position, dice, match, level, **kw)
+
+    def cube_decision(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+        """gnubg's cube decision for the side on roll before rolling (a CubeDecision)."""
+        from engine import search
+
+        return search.cube_decision(self, position, match, level, **kw)
+
+    def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
+        """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""
+        from engine import search
+
+        return search.resign_offer(self, position, match, level, declined)
+
+    def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
+        """Whether the side on roll (offered ``value``) accepts the other side's resignation."""
+        from engine import search
+
+        return search.accept_resignation(self, position, match, level, value)
+
+    def evaluate_nply(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+        """n-ply evaluation before the roll at the level's cube context (an NplyEvaluation)."""
+        from engine import search
+
+        return search.evaluate_nply(self, position, match, level, **kw)

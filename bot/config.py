@@ -1,0 +1,234 @@
+"""The bot's settings: config/bot.yaml validated strictly (pydantic v2).
+
+Every section forbids unknown keys, so a typo is an error naming the key
+instead of a silently ignored setting. The password is never part of the
+file's values: it comes from an environment variable or a file named in
+``account`` and is read only by :func:`password`.
+
+>>> cfg = BotConfig.model_validate({"account": {"user": "GnuBot"}})
+>>> cfg.invitations.max_length, cfg.engine.level
+(7, 'expert')
+>>> BotConfig.model_validate({"invitations": {"max_lenght": 5}})
+Traceback (most recent call last):
+...
+bot.config.ConfigError: invitations.max_lenght: unknown key
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from engine.levels import level as _level
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "config" / "bot.yaml"
+
+_NAME = re.compile(r"[A-Za-z_]{1,40}")  # FIBS names: letters and underscores
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the file and key."""
+
+
+def _fibs_name(value: str) -> str:
+    if value and not _NAME.fullmatch(value):
+        raise ValueError(f"{value!r} is not a FIBS name (letters and underscores only)")
+    return value
+
+
+def _level_name(value: str) -> str:
+    return _level(value).name  # ValueError lists the valid names
+
+
+def _client(value: str) -> str:
+    if not re.fullmatch(r"[!-~]{1,20}", value):
+        raise ValueError(f"{value!r} must be 1-20 printable characters without blanks (FIBS refuses longer)")
+    return value
+
+
+def _word(value: str) -> str:
+    if not re.fullmatch(r"[!-~]{1,100}", value):
+        raise ValueError(f"{value!r} must be one word of printable characters")
+    return value
+
+
+def _template(value: str) -> str:
+    for _, name, _, _ in string.Formatter().parse(value):
+        if name is not None and name not in TEMPLATE_FIELDS:
+            raise ValueError(f"unknown placeholder {{{name}}}; use {', '.join('{%s}' % f for f in TEMPLATE_FIELDS)}")
+    return value
+
+
+TEMPLATE_FIELDS = ("opponent", "level")
+FibsName = Annotated[str, AfterValidator(_fibs_name)]
+Template = Annotated[str, AfterValidator(_template)]
+LevelName = Annotated[str, AfterValidator(_level_name)]
+Seconds = Annotated[float, Field(ge=0)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Server(_Section):
+    host: str = "fibs.com"
+    port: Annotated[int, Field(ge=0, le=65535)] = 4321
+    client: Annotated[str, AfterValidator(_client)] = "fibsbot"
+
+
+class Account(_Section):
+    user: FibsName = ""
+    password_env: str = "FIBSBOT_PASSWORD"
+    password_file: Path | None = None
+    address: Annotated[str, AfterValidator(_word)] | None = None
+
+
+class EngineSettings(_Section):
+    level: LevelName = "expert"
+    data_dir: Path | None = None
+    deadline_s: Annotated[float, Field(gt=0)] = 60.0
+    think_time_s: tuple[Seconds, Seconds] = (0.0, 0.0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EngineSettings:
+        if self.think_time_s[0] > self.think_time_s[1]:
+            raise ValueError("think_time_s is [min, max] with min <= max")
+        return self
+
+
+class Connection(_Section):
+    connect_timeout_s: Annotated[float, Field(gt=0)] = 20.0
+    backoff_min_s: Annotated[float, Field(gt=0)] = 1.0
+    backoff_max_s: Annotated[float, Field(gt=0)] = 300.0
+    silence_s: Annotated[float, Field(gt=0)] = 180.0
+    probe_timeout_s: Annotated[float, Field(gt=0)] = 30.0
+    keepalive_s: Annotated[float, Field(gt=0)] = 1800.0
+
+
+class Invitations(_Section):
+    min_length: Annotated[int, Field(ge=1)] = 1
+    max_length: Annotated[int, Field(ge=1)] = 7
+    unlimited: bool = False
+    min_rating: float | None = None
+    max_rating: float | None = None
+    min_experience: Annotated[int, Field(ge=0)] = 0
+    max_experience: int | None = None
+    max_saved: Annotated[int | None, Field(ge=0)] = 5
+    block: list[FibsName] = []
+    allow: list[FibsName] = []
+    tell_reason: bool = True
+    tell_interval_s: Seconds = 60.0
+    screen_timeout_s: Annotated[float, Field(gt=0)] = 10.0
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Invitations:
+        if self.min_length > self.max_length:
+            raise ValueError("min_length is above max_length")
+        return self
+
+
+class Play(_Section):
+    offer_resignations: bool = True
+    greeting: Template = ""
+    goodbye: Template = ""
+    silent: bool = True
+    drain: Literal["finish", "save"] = "finish"
+    drain_timeout_s: Seconds = 900.0
+
+
+class Tells(_Section):
+    operators: list[FibsName] = []
+    help: str = "I am a backgammon program. Invite me to a match; 'tell {name} version' or 'level' tells more."
+    interval_s: Seconds = 10.0
+
+
+class Records(_Section):
+    dir: Path = Path("records")
+    transcript: str = "logs/transcript-{user}.log"
+    transcript_max_bytes: Annotated[int, Field(ge=1024)] = 10_000_000
+    transcript_backups: Annotated[int, Field(ge=0)] = 5
+    ledger: Path = Path("logs/ledger.jsonl")
+
+
+class Local(_Section):
+    port: Annotated[int, Field(ge=0, le=65535)] = 0
+    length: Annotated[int, Field(ge=1)] = 3
+    opponent: FibsName = "sparring"
+    opponent_level: LevelName = "beginner"
+    timeout_s: Annotated[float, Field(gt=0)] = 1800.0
+
+
+class BotConfig(_Section):
+    server: Server = Server()
+    account: Account = Account()
+    engine: EngineSettings = EngineSettings()
+    connection: Connection = Connection()
+    invitations: Invitations = Invitations()
+    play: Play = Play()
+    tell: Tells = Tells()
+    records: Records = Records()
+    local: Local = Local()
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> BotConfig:
+        """Validate, turning pydantic's report into a ConfigError naming each bad key."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "(top)"
+        text = error["msg"]
+        if error["type"] == "extra_forbidden":
+            text = "unknown key"
+        elif error["type"] == "value_error":
+            text = str(error.get("ctx", {}).get("error", text))
+        problems.append(f"{where}: {text}")
+    return "; ".join(problems)
+
+
+def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> BotConfig:
+    """Read and validate a YAML config; ConfigError names the file and the key."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections")
+    try:
+        return BotConfig.model_validate(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def password(account: Account, environ: dict[str, str] | None = None) -> str:
+    """The account's password: the environment variable wins, then the file.
+
+    ConfigError if neither gives one (the message never contains a password).
+    """
+    env = os.environ if environ is None else environ
+    value = env.get(account.password_env, "")
+    if not value and account.password_file is not None:
+        try:
+            value = account.password_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"password file {account.password_file}: {exc.strerror}") from None
+    if not value:
+        where = f"${account.password_env}" + (f" or {account.password_file}" if account.password_file else "")
+        raise ConfigError(f"no password for {account.user or 'the account'}: set {where}")
+    if any(c.isspace() for c in value):
+        raise ConfigError("the password contains blanks, which FIBS logins cannot carry")
+    return value

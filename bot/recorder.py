@@ -1,0 +1,391 @@
+"""The match record the bot keeps while it plays, its saved-match index and the ledger.
+
+:class:`Recorder` turns the server's game events into checked
+:mod:`engine.records` actions and rewrites the match's ``.sgf`` atomically
+after every game. The opponent is gnubg's player 0 and the bot player 1, as
+in :attr:`bot.fibsboard.FibsBoard.match`.
+
+When the record cannot follow the server (lines lost in a disconnect that a
+resync cannot explain), the game is marked broken: nothing more is appended
+to it, and the next game continues in a second file (``...-2.sgf``), since a
+record cannot skip to a position. Nothing is ever written that did not
+happen.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+from dataclasses import replace
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot import clip
+from bot.fibsboard import FibsBoard, parse_move_line
+from engine.errors import IllegalMoveError, RecordParseError
+from engine.position import Move, Position
+from engine.records import (
+    AcceptResign, Action, Double, Drop, GameState, MatchRecord, RejectResign, Resign, Roll, Take, atomic_write,
+    load_sgf, save_sgf,
+)
+from engine.records.model import board_outcome
+
+log = logging.getLogger(__name__)
+
+THEM, US = 0, 1
+RECONSTRUCTED = "dice not seen (connection lost); reconstructed from the position"
+
+
+def _who(name: str) -> int:
+    return US if name == clip.YOU else THEM
+
+
+class Recorder:
+    """One match's record and its file."""
+
+    def __init__(self, record: MatchRecord, path: Path) -> None:
+        self.record = record
+        self.path = path
+        self.broken = False
+        self.forks = 0
+        self._board: FibsBoard | None = None
+        self._dice: dict[int, tuple[int, int]] = {}
+        self._pending: tuple[tuple[int, int], Move, Position] | None = None
+        self._expect_game = True  # a board may start a game (not after a game ended, until the next starts)
+
+    @classmethod
+    def create(cls, folder: Path, opponent: str, us: str, length: int, *, place: str = "") -> Recorder:
+        folder.mkdir(parents=True, exist_ok=True)
+        now = datetime.datetime.now()
+        stem = f"{now:%Y%m%d-%H%M%S}-{us}-vs-{opponent}-{length or 'unlimited'}"
+        path = folder / f"{stem}.sgf"
+        n = 1
+        while path.exists():
+            n += 1
+            path = folder / f"{stem}-{n}.sgf"
+        record = MatchRecord((opponent, us), length, date=now.date(), event="FIBS", place=place)
+        recorder = cls(record, path)
+        recorder.flush()
+        return recorder
+
+    @classmethod
+    def open(cls, path: Path) -> Recorder:
+        """Continue a record written earlier (RecordParseError, OSError if unusable)."""
+        return cls(load_sgf(path), path)
+
+    @property
+    def game(self) -> GameState | None:
+        """The state of the running game, None between games."""
+        games = self.record.games
+        return games[-1].state if games and games[-1].result is None else None
+
+    @property
+    def crawford_played(self) -> bool:
+        return any(g.crawford_game for g in self.record.games)
+
+    def flush(self) -> None:
+        try:
+            save_sgf(self.record, self.path)
+        except OSError as exc:
+            log.error("cannot write the record %s: %s", self.path, exc)
+
+    # -- events ---------------------------------------------------------------
+
+    def board(self, board: FibsBoard, crawford_game: bool) -> None:
+        """Every board of the match, before the player acts on it."""
+        self._board = board
+        if board.turn and self._expect_game and self.game is None and not self.broken:
+            self._expect_game = False
+            self._start_game(board, crawford_game)
+        if self._pending and (not board.player_on_turn or board.turn == 0):
+            self._commit_pending(board.position)
+
+    def sent_move(self, dice: tuple[int, int], move: Move, result: Position) -> None:
+        """Our move was sent; it is recorded once the server shows it was played."""
+        self._pending = (dice, move, result)
+
+    def move_refused(self) -> None:
+        self._pending = None
+
+    def event(self, event: clip.Event) -> None:
+        """Record what ``event`` says; a game's end flushes the file."""
+        if isinstance(event, clip.GameStart):
+            self._expect_game = True
+            if not self.broken and self.game is not None:
+                self.finish_lost()
+                if self.game is not None:
+                    log.warning("record %s: game %d ended on the server, its end was lost", self.path,
+                                len(self.record.games))
+            if self.broken or self.game is not None:
+                self._fork()
+            self._dice.clear()
+            self._pending = None
+            return
+        if isinstance(event, clip.Roll):
+            self._dice[_who(event.player)] = event.dice
+        elif isinstance(event, clip.OpeningRoll):
+            self._dice[_who(event.player)] = (event.die, event.opponent_die)
+            self._dice[_who(event.opponent)] = (event.opponent_die, event.die)
+        elif isinstance(event, clip.Moves):
+            if event.player == clip.YOU:
+                self._commit_pending(None)
+            else:
+                self._opponent_moves(event.text)
+        elif isinstance(event, clip.CantMove):
+            player = _who(event.player)
+            if player in self._dice:
+                self._add(Roll(player, self._dice.pop(player), Move()))
+        elif isinstance(event, clip.Doubles):
+            self._commit_pending(None)
+            state = self.game
+            if state is None or not (state.doubled and state.on_roll == _who(event.player)):
+                self._add(Double(_who(event.player)))  # (a resumed match repeats a pending double)
+        elif isinstance(event, clip.DoubleAccepted):
+            self._double_first(_who(event.player))
+            self._add(Take(_who(event.player)))
+        elif isinstance(event, clip.GiveUp):
+            self._double_first(_who(event.loser))
+            self._add(Drop(_who(event.loser)))
+        elif isinstance(event, clip.ResignOffer):
+            self._resign(event)
+        elif isinstance(event, clip.ResignAccepted):
+            self._add(AcceptResign(_who(event.winner)))
+        elif isinstance(event, clip.ResignRejected):
+            self._add(RejectResign(_who(event.player)))
+        if isinstance(event, clip.GameWon | clip.GiveUp | clip.ResignAccepted):
+            self._commit_pending(None)
+            game = self.record.games[-1] if self.record.games else None
+            if not self.broken and game is not None and (
+                    game.result is None or game.result.winner != _who(event.winner)):
+                log.warning("record %s: the server ended game %d, the record says %s",
+                            self.path, len(self.record.games), game.result)
+                self.broken = True
+            self.flush()
+
+    def resync(self, board: FibsBoard, crawford_game: bool) -> None:
+        """After a reconnect: account for what was lost, or mark the game broken."""
+        if self.broken or board.turn == 0:
+            self._board = board
+            return
+        self._board = board
+        if self.game is None:
+            # the next game may have begun while we were away: then the score must follow on
+            if (board.opponent_score, board.player_score) != self.record.score():
+                log.warning("record %s: resumed at %d-%d, the record says %d-%d; it goes on from the next game",
+                            self.path, board.player_score, board.opponent_score, *self.record.score()[::-1])
+                self.broken = True
+                return
+            self._expect_game = False
+            self._start_game(board, crawford_game)
+        caught_up = self._catch_up(board)
+        self._dice.clear()  # rolls seen before the break are spent or stale
+        if caught_up:
+            return
+        log.warning("record %s: game %d cannot follow the resumed position %s; it stops here",
+                    self.path, len(self.record.games), board.position.position_id())
+        self.broken = True
+        self.flush()
+
+    # -- helpers --------------------------------------------------------------
+
+    def _start_game(self, board: FibsBoard, crawford_game: bool) -> None:
+        score = (board.opponent_score, board.player_score)
+        try:
+            self.record.new_game(score, crawford_game)
+        except ValueError as exc:
+            log.warning("record %s: %s", self.path, exc)
+            self._fork()
+            self.record.new_game(score, crawford_game)
+
+    def _fork(self) -> None:
+        """Continue in a new file: the old one keeps what could be followed."""
+        self.broken = False
+        if not self.record.games:
+            return  # nothing recorded yet: the file can start with the next game
+        self.flush()
+        old = self.record
+        self.forks += 1
+        stem = self.path.stem.rsplit("-part", 1)[0]
+        self.path = self.path.with_name(f"{stem}-part{self.forks + 1}.sgf")
+        self.record = MatchRecord(old.players, old.length, crawford=old.crawford, date=old.date,
+                                  event=old.event, place=old.place)
+        log.warning("record continues in %s", self.path)
+
+    def _add(self, action: Action) -> None:
+        if self.broken or self.game is None:
+            return
+        try:
+            self.record.games[-1].append(action)
+        except IllegalMoveError as exc:
+            log.warning("record %s: cannot add %s: %s; the game stops here", self.path, action, exc)
+            self.broken = True
+            self.flush()
+
+    def _commit_pending(self, seen: Position | None) -> None:
+        if self._pending is None:
+            return
+        dice, move, result = self._pending
+        self._pending = None
+        if seen is not None and seen != result:
+            log.warning("record %s: the server shows %s after our move %s, expected %s",
+                        self.path, seen.position_id(), move, result.position_id())
+            self.broken = True
+            return
+        self._dice.pop(US, None)
+        self._add(Roll(US, dice, move))
+
+    def _double_first(self, answering: int) -> None:
+        """A take or drop whose double was lost in a reconnect: add the double."""
+        state = self.game
+        if state is not None and not state.doubled:
+            self._add(Double(1 - answering))
+
+    def _resign(self, event: clip.ResignOffer) -> None:
+        state = self.game
+        if state is None:
+            return
+        value = event.points // state.cube
+        if value not in (1, 2, 3) or value * state.cube != event.points:
+            log.warning("record %s: resignation for %d points with the cube at %d", self.path, event.points, state.cube)
+            self.broken = True
+            return
+        self._add(Resign(_who(event.player), value))
+
+    def _opponent_moves(self, text: str) -> None:
+        dice = self._dice.pop(THEM, None)
+        board = self._board
+        if self.game is None or self.broken or board is None:
+            return
+        if not board.player_on_turn and board.dice:
+            dice = board.dice  # the board right before the move is the surest source
+        if dice is None:
+            log.warning("record %s: the opponent's dice for %r were not seen; the game stops here", self.path, text)
+            self.broken = True
+            return
+        before = replace(board, turn=-board.colour, opponent_dice=dice, player_dice=(0, 0))
+        try:
+            move = parse_move_line(before, text)
+        except IllegalMoveError as exc:
+            log.warning("record %s: opponent's move %r: %s; the game stops here", self.path, text, exc)
+            self.broken = True
+            return
+        self._add(Roll(THEM, dice, move))
+
+    def _catch_up(self, board: FibsBoard) -> bool:
+        """Append what lost lines must have said, until the record shows ``board``'s state."""
+        here = board.position
+        doubled = board.was_doubled
+        # the side to act on the board; while a double waits, the doubler is the one on roll
+        on_roll = (US if board.player_on_turn else THEM) ^ doubled
+        for _ in range(6):
+            state = self.game
+            if state is None or self.broken:
+                return False
+            # before the opening roll either side may be first
+            if state.position(US) == here and state.cube == board.cube and state.on_roll in (on_roll, None):
+                if state.doubled == doubled:
+                    return True
+                if doubled:
+                    self._add(Double(on_roll))
+                    continue
+            if state.doubled and state.turn is not None:
+                if board.cube != 2 * state.cube:
+                    return False
+                self._add(Take(state.turn))  # the take was lost
+            elif state.on_roll == US and self._pending is not None:
+                self._commit_pending(None)
+            # the opening play was lost: made by the side not to act now
+            elif not self._lost_roll(state, 1 - on_roll if state.on_roll is None else state.on_roll,
+                                     lambda after: after == here):
+                return False
+        return False
+
+    def _lost_roll(self, state: GameState, mover: int, fits: Callable[[Position], bool]) -> bool:
+        """A roll of ``mover`` was lost: record the first roll and play whose result ``fits``
+        (seen from us); dice not seen are marked as reconstructed."""
+        before = state.position(mover)
+        seen = self._dice.pop(mover, None)
+        # an opening roll is never a doublet
+        rolls = sorted(((d1, d2) for d1 in range(6, 0, -1) for d2 in range(d1, 0, -1)),
+                       key=lambda d: state.on_roll is None and d[0] == d[1])
+        for dice in [seen] + rolls if seen else rolls:
+            for move, after in before.legal_plays(*dice):
+                if fits(after if mover == US else after.swap()):
+                    self._add(Roll(mover, dice, move, comment="" if dice == seen else RECONSTRUCTED))
+                    return not self.broken
+        return False
+
+    def finish_lost(self) -> None:
+        """The running game ended on the server, but its end was lost: reconstruct it if
+        the record's state allows only one kind of end; flushes the file."""
+        for _ in range(2):
+            state = self.game
+            if state is None or self.broken:
+                return
+            answering = state.turn
+            if state.resignation is not None and answering is not None:
+                self._add(AcceptResign(answering))
+            elif state.doubled and answering is not None:
+                self._add(Drop(answering))
+            elif state.on_roll == US and self._pending is not None:
+                self._commit_pending(None)
+            elif state.on_roll is None or not self._lost_roll(state, state.on_roll,
+                                                             lambda after: board_outcome(after) != 0):
+                break
+        self.flush()
+
+
+class SavedIndex:
+    """``records/saved.json``: the record file of each match saved on the server."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _read(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def get(self, opponent: str) -> Path | None:
+        path = self._read().get(opponent)
+        return Path(path) if path else None
+
+    def put(self, opponent: str, path: Path | None) -> None:
+        data = self._read()
+        if path is None:
+            if data.pop(opponent, None) is None:
+                return
+        else:
+            data[opponent] = str(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+    def open(self, opponent: str) -> Recorder | None:
+        """The recorder of a saved match against ``opponent``, if its file is usable."""
+        path = self.get(opponent)
+        if path is None:
+            return None
+        try:
+            return Recorder.open(path)
+        except (OSError, RecordParseError) as exc:
+            log.warning("saved match with %s: cannot continue %s: %s", opponent, path, exc)
+            return None
+
+
+class Ledger:
+    """One JSON line per match that ended or was interrupted."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, entry: dict[str, Any]) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry, sort_keys=True) + "\n")
+        except OSError as exc:
+            log.error("cannot write the ledger %s: %s", self.path, exc)

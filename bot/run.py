@@ -1,0 +1,248 @@
+"""``fibsbot run`` and ``fibsbot config check``: thin wiring of config, session, player and engine.
+
+``fibsbot run --local`` is the embedded default: a FIBS-compatible server in
+this process (:mod:`bot.server`, loopback only), our bot and a sparring bot
+that invites it, one match, the result and the record's path printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import logging.handlers
+import secrets
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+from bot import config as bot_config
+from bot.config import BotConfig, ConfigError
+from bot.player import Challenge, Decider, Player, outcome
+from bot.session import LoginFailed, Opener, Session, telnet_opener
+
+log = logging.getLogger(__name__)
+
+LOCAL_HOST = "127.0.0.1"
+
+
+def transcript_logger(cfg: BotConfig, user: str) -> logging.Logger:
+    """A private logger writing the raw lines of ``user``'s connection to a rotating file."""
+    path = Path(cfg.records.transcript.format(user=user))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=cfg.records.transcript_max_bytes,
+                                                   backupCount=cfg.records.transcript_backups, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s.%(msecs)03d %(message)s", "%Y-%m-%d %H:%M:%S"))
+    logger = logging.Logger(f"fibsbot.transcript.{user}")  # not registered: one per session, closed with it
+    logger.addHandler(handler)
+    return logger
+
+
+def close_transcript(logger: logging.Logger) -> None:
+    for handler in list(logger.handlers):
+        handler.close()
+        logger.removeHandler(handler)
+
+
+def engine_decider(cfg: BotConfig) -> Decider:
+    """The engine, loaded once (its decisions are thread-safe and take the level per call)."""
+    from engine.evaluator import Engine
+
+    return Engine(cfg.engine.data_dir)
+
+
+def install_signals(on_first: Callable[[], None], main: asyncio.Task[object]) -> None:
+    """SIGINT/SIGTERM: the first drains gracefully, a second one exits at once."""
+    loop = asyncio.get_running_loop()
+    seen = []
+
+    def handler() -> None:
+        seen.append(1)
+        if len(seen) == 1:
+            log.warning("signal: finishing up (send it again to stop at once)")
+            on_first()
+        else:
+            main.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread, or Windows
+            loop.add_signal_handler(sig, handler)
+
+
+async def _results(players: tuple[Player, ...], count: int) -> None:
+    for player in players:
+        while len(player.results) < count:
+            await player.new_result()
+        await player.settle()  # the ledger line waits for the new rating
+
+
+def local_players(cfg: BotConfig, ours: Decider, theirs: Decider, *, matches: int = 1,
+                  length: int | None = None) -> tuple[Player, Player]:
+    """Our bot and the sparring bot, which invites ours to ``matches`` matches."""
+    us, them = cfg.account.user or "fibsbot", cfg.local.opponent
+    if us == them:
+        raise ConfigError(f"local.opponent and account.user are both {us!r}")
+    length = length or cfg.local.length
+    if not cfg.invitations.min_length <= length <= cfg.invitations.max_length:
+        raise ConfigError(f"a {length}-point match is outside invitations.min_length..max_length "
+                          f"({cfg.invitations.min_length}..{cfg.invitations.max_length}): the bot would decline it")
+    sparring_cfg = cfg.model_copy(update={
+        "account": cfg.account.model_copy(update={"user": them, "address": None}),
+        "engine": cfg.engine.model_copy(update={"level": cfg.local.opponent_level}),
+        "play": cfg.play.model_copy(update={"greeting": "", "goodbye": ""}),
+    })
+    return (Player(cfg.model_copy(update={"account": cfg.account.model_copy(update={"user": us})}), ours),
+            Player(sparring_cfg, theirs, records=False, challenge=Challenge(us, length, matches)))
+
+
+async def play_local(player: Player, sparring: Player, *, seed: int | None = None,
+                     wrap: Callable[[Opener], Opener] | None = None, signals: bool = False) -> None:
+    """Both bots on an in-process server until the sparring bot's challenge is played out
+    (TimeoutError after ``local.timeout_s``). ``wrap`` may decorate the bots' connections
+    (the soak test drops them)."""
+    from bot.server import FibsServer
+
+    assert sparring.challenge is not None
+    matches = sparring.challenge.matches
+    cfg = player.cfg
+    password = secrets.token_hex(8)  # the accounts exist only in this run's server
+    with tempfile.TemporaryDirectory(prefix="fibsbot-local-") as tmp:
+        async with FibsServer(LOCAL_HOST, cfg.local.port, db_path=Path(tmp) / "server.db", seed=seed,
+                              auto_register=True, scrypt_n=2**10) as server:
+            sessions = []
+            for who in (player, sparring):
+                opener = telnet_opener(LOCAL_HOST, server.port)
+                name = who.cfg.account.user
+                session = Session(who.cfg, name, password, who, host=LOCAL_HOST, port=server.port,
+                                  opener=wrap(opener) if wrap else opener, transcript=transcript_logger(who.cfg, name))
+                who.attach(session)
+                sessions.append(session)
+            tasks = [asyncio.create_task(s.run(), name=f"session {s.user}") for s in sessions]
+            done = asyncio.create_task(asyncio.wait_for(_results((player, sparring), matches), cfg.local.timeout_s))
+            if signals:
+                current = asyncio.current_task()
+                assert current is not None
+
+                def drain() -> None:
+                    player.drain()
+                    sparring.drain()
+                install_signals(drain, cast(asyncio.Task[object], current))
+            try:
+                await asyncio.wait([done, *tasks], return_when=asyncio.FIRST_COMPLETED)
+                for task in tasks:
+                    if task.done():
+                        task.result()  # LoginFailed and other errors surface here; else a drain ended it
+                if done.done():
+                    done.result()
+            finally:
+                done.cancel()
+                for session in sessions:
+                    session.close()
+                await asyncio.wait(tasks, timeout=10)
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(done, *tasks, return_exceptions=True)
+                for who in (player, sparring):
+                    await who.close()
+                for session in sessions:
+                    close_transcript(session.transcript)
+
+
+async def _run_fibs(cfg: BotConfig, password: str) -> int:
+    player = Player(cfg, engine_decider(cfg))
+    session = Session(cfg, cfg.account.user, password, player, transcript=transcript_logger(cfg, cfg.account.user))
+    player.attach(session)
+    current = asyncio.current_task()
+    assert current is not None
+    install_signals(player.drain, cast(asyncio.Task[object], current))
+    try:
+        await session.run()
+    except asyncio.CancelledError:
+        log.warning("stopped at once; the server saves a running match")
+    finally:
+        await player.close()
+        close_transcript(session.transcript)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = bot_config.load(args.config)
+        if args.level or args.opponent_level:
+            data = cfg.model_dump()
+            data["engine"]["level"] = args.level or cfg.engine.level
+            data["local"]["opponent_level"] = args.opponent_level or cfg.local.opponent_level
+            cfg = BotConfig.model_validate(data)  # checks the level names
+        if not args.local:
+            if not cfg.account.user:
+                raise ConfigError(f"{args.config}: account.user is empty (or use --local)")
+            return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
+        decider = engine_decider(cfg)
+        player, sparring = local_players(cfg, decider, decider, length=args.length)
+        asyncio.run(play_local(player, sparring, signals=True))
+    except ConfigError as exc:
+        print(f"fibsbot: {exc}", file=sys.stderr)
+        return 2
+    except LoginFailed as exc:
+        print(f"fibsbot: {exc}", file=sys.stderr)
+        return 2
+    except TimeoutError:
+        print("fibsbot: the local match did not finish in time", file=sys.stderr)
+        return 1
+    except asyncio.CancelledError:
+        print("fibsbot: stopped at once (a running match is saved by the server)", file=sys.stderr)
+        return 1
+    if not player.results:
+        print("fibsbot: stopped before the match ended", file=sys.stderr)
+        return 1
+    result = player.results[-1]
+    print(f"{player.name} played a {result.length}-point match against {result.opponent}: {outcome(result)} "
+          f"(level {cfg.engine.level} vs {cfg.local.opponent_level})")
+    print(f"record: {result.record.resolve() if result.record else None}")
+    return 0
+
+
+def cmd_config_check(args: argparse.Namespace) -> int:
+    try:
+        cfg = bot_config.load(args.config)
+    except (ConfigError, OSError) as exc:
+        print(f"fibsbot: {exc}", file=sys.stderr)
+        return 2
+    user = cfg.account.user or "(none: only --local)"
+    limits = cfg.invitations
+    print(f"{args.config}: ok")
+    print(f"  account {user} at {cfg.server.host}:{cfg.server.port}, level {cfg.engine.level}")
+    print(f"  accepts {limits.min_length}-{limits.max_length} points, unlimited "
+          f"{'yes' if limits.unlimited else 'no'}; records in {cfg.records.dir}")
+    return 0
+
+
+def _config_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", nargs="?", type=Path, default=bot_config.DEFAULT_PATH,
+                        help=f"the YAML settings (default: {bot_config.DEFAULT_PATH})")
+
+
+def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser("run", help="play on FIBS, or one local match with --local")
+    _config_argument(run)
+    run.add_argument("--local", action="store_true",
+                     help="start a local server in this process and play one match against a sparring bot")
+    run.add_argument("--level", help="our engine level (default: the config's engine.level)")
+    run.add_argument("--opponent-level", help="the sparring bot's level with --local (default: local.opponent_level)")
+    run.add_argument("--length", type=int, help="match length with --local (default: local.length)")
+    run.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    run.set_defaults(run=cmd_run)
+
+
+def add_config_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cfg = subparsers.add_parser("config", help="check a bot config file")
+    actions = cfg.add_subparsers(dest="config_command", required=True)
+    check = actions.add_parser("check", help="validate the YAML (unknown keys are errors) and summarise it")
+    _config_argument(check)
+    check.set_defaults(run=cmd_config_check)
+

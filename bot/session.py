@@ -1,0 +1,256 @@
+"""The connection to FIBS: telnet in bytes mode, CLIP login, toggles, reconnects, watchdog.
+
+:class:`Session` owns the socket and nothing about games: it cuts the byte
+stream into lines (the ``login: `` prompt has no line end), parses them with
+:func:`bot.clip.parse_all` and hands every event to its :class:`Handler`
+(the player). It logs in, fixes the toggles of clip-spec 4.1 from the
+own-info line (toggling only what is wrong, since ``toggle`` flips), and
+sets ``boardstyle 3``.
+
+Any network error or EOF means reconnect, after an exponential backoff with
+jitter; EOF is never "match over" (the server saves the match). A refused
+login is final (:class:`LoginFailed`). When no byte arrives for
+``silence_s`` the session probes with ``board``; if that gets no answer
+either, the connection is taken for dead and replaced. When the bot has
+sent nothing for ``keepalive_s`` it sends a harmless ``rawwho`` (FIBS drops
+connections idle for about an hour).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from typing import Protocol, cast
+
+from bot import clip, commands
+from bot.config import BotConfig
+
+log = logging.getLogger(__name__)
+
+
+class LoginFailed(Exception):
+    """FIBS refused the user name, the password or the client name."""
+
+
+class Stalled(Exception):
+    """The server stopped answering."""
+
+
+class Reader(Protocol):
+    async def read(self, n: int) -> bytes: ...
+
+
+class Writer(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+Opener = Callable[[], Awaitable[tuple[Reader, Writer]]]
+
+
+class Handler(Protocol):
+    """The session's user (:class:`bot.player.Player`)."""
+
+    @property
+    def wants_ready(self) -> bool: ...
+
+    def on_login(self, name: str, own: clip.OwnInfo) -> None: ...
+
+    def handle(self, event: clip.Event) -> None: ...
+
+    def on_disconnected(self) -> None: ...
+
+
+def wanted_toggles(config: BotConfig, ready: bool) -> dict[str, bool]:
+    """The toggle values the bot needs (clip-spec 4.1)."""
+    return {
+        "allowpip": True, "autoboard": True, "autodouble": False, "automove": False, "bell": False,
+        "crawford": True, "double": True, "greedy": False, "moreboards": True, "moves": False,
+        "notify": True, "ratings": False, "report": False, "silent": config.play.silent, "ready": ready,
+    }
+
+
+def telnet_opener(host: str, port: int) -> Opener:
+    """Connections to ``host:port`` by telnetlib3 in bytes mode (we split lines ourselves)."""
+    async def open_() -> tuple[Reader, Writer]:
+        import telnetlib3
+
+        # no waiting for option negotiation: FIBS negotiates nothing in CLIP mode
+        reader, writer = await telnetlib3.open_connection(host, port, encoding=False,
+                                                          connect_minwait=0, connect_maxwait=0)
+        return cast(Reader, reader), cast(Writer, writer)
+    return open_
+
+
+def mask(command: str) -> str:
+    """The command as the transcript shows it: the password of a login replaced."""
+    if command.startswith("login "):
+        head, _, _ = command.rpartition(" ")
+        return head + " ********"
+    return command
+
+
+class Session:
+    """One FIBS account's connection, kept up until :meth:`close`."""
+
+    def __init__(self, config: BotConfig, user: str, password: str, handler: Handler, *,
+                 host: str | None = None, port: int | None = None, opener: Opener | None = None,
+                 transcript: logging.Logger | None = None, rng: random.Random | None = None) -> None:
+        self.cfg = config
+        self.user = user
+        self._password = password
+        self.handler = handler
+        self.host = host or config.server.host
+        self.port = config.server.port if port is None else port
+        self._opener = opener or telnet_opener(self.host, self.port)
+        self.transcript = transcript or logging.getLogger(f"fibsbot.transcript.{user}")
+        self.rng = rng or random.Random()
+        self.connections = 0
+        self.stalls = 0
+        self._writer: Writer | None = None
+        self._stopping = False
+        self._logged_in = False
+        self._login_sent = False
+        self._own_seen = False
+        self._last_tx = 0.0
+
+    # -- the outside ---------------------------------------------------------------
+
+    @property
+    def logged_in(self) -> bool:
+        return self._logged_in
+
+    def send(self, command: str) -> None:
+        """Send one command line; dropped (and logged) while disconnected."""
+        if self._writer is None:
+            log.warning("%s: not connected, dropping %r", self.user, mask(command))
+            return
+        self.transcript.info("> %s", mask(command))
+        self._writer.write(command.encode("ascii", "replace") + b"\r\n")
+        self._last_tx = asyncio.get_running_loop().time()
+
+    def close(self) -> None:
+        """Log out (``bye``) and stop reconnecting; :meth:`run` returns when the server hangs up."""
+        if self._stopping:
+            return
+        self._stopping = True
+        if self._writer is not None:
+            self.send(commands.bye())
+            asyncio.get_running_loop().call_later(5.0, self._hang_up)
+        else:
+            self._hang_up()
+
+    def _hang_up(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+    async def run(self) -> None:
+        """Connect, log in, serve; reconnect on any failure until :meth:`close`.
+
+        Raises LoginFailed when the server refuses the login.
+        """
+        failures = 0
+        while not self._stopping:
+            try:
+                reader, writer = await asyncio.wait_for(self._opener(), self.cfg.connection.connect_timeout_s)
+            except (OSError, TimeoutError) as exc:
+                log.warning("%s: cannot connect to %s:%s: %s", self.user, self.host, self.port, exc or "timeout")
+            else:
+                self.connections += 1
+                try:
+                    await self._serve(reader, writer)
+                except (OSError, EOFError, Stalled) as exc:
+                    log.log(logging.INFO if self._stopping else logging.WARNING, "%s: connection lost: %s",
+                            self.user, exc or type(exc).__name__)
+                finally:
+                    self._writer = None
+                    writer.close()
+                    if self._logged_in:
+                        failures = 0
+                        self._logged_in = False
+                        self.transcript.info("-- disconnected")
+                        self.handler.on_disconnected()
+            if self._stopping:
+                break
+            delay = min(self.cfg.connection.backoff_max_s, self.cfg.connection.backoff_min_s * 2 ** failures)
+            delay *= self.rng.uniform(0.5, 1.0)  # jitter: many bots must not reconnect in step
+            failures = min(failures + 1, 30)
+            log.info("%s: reconnecting in %.1f s", self.user, delay)
+            await asyncio.sleep(delay)
+
+    # -- the connection ------------------------------------------------------------
+
+    async def _serve(self, reader: Reader, writer: Writer) -> None:
+        loop = asyncio.get_running_loop()
+        conn = self.cfg.connection
+        self._writer = writer
+        self._login_sent = self._own_seen = False
+        self.transcript.info("-- connected to %s:%s", self.host, self.port)
+        splitter = clip.LineSplitter()
+        last_rx = self._last_tx = loop.time()
+        probed = False
+        while True:
+            now = loop.time()
+            silent_until = last_rx + conn.silence_s + (conn.probe_timeout_s if probed else 0.0)
+            wake = silent_until
+            if self._logged_in:
+                wake = min(wake, self._last_tx + conn.keepalive_s)
+            try:
+                data = await asyncio.wait_for(reader.read(65536), max(0.0, wake - now))
+            except TimeoutError:
+                now = loop.time()
+                if now >= silent_until:
+                    if probed:
+                        self.stalls += 1
+                        raise Stalled(f"no answer for {conn.silence_s + conn.probe_timeout_s:.0f} s") from None
+                    probed = True
+                    self.send(commands.board())  # any answer will do
+                elif self._logged_in and now >= self._last_tx + conn.keepalive_s:
+                    self.send(commands.rawwho(self.user))
+                continue
+            if not data:
+                for line in splitter.flush():
+                    self._line(line)
+                raise EOFError("the server closed the connection")
+            last_rx = loop.time()
+            probed = False
+            for line in splitter.feed(data):
+                self._line(line)
+
+    def _line(self, line: str) -> None:
+        self.transcript.info("< %s", line)
+        for event in clip.parse_all(line):
+            self._event(event)
+            self.handler.handle(event)
+
+    def _event(self, event: clip.Event) -> None:
+        if isinstance(event, clip.LoginPrompt) and not self._logged_in:
+            if self._login_sent:
+                self._stopping = True
+                raise LoginFailed(f"FIBS refused the login of {self.user!r} at {self.host}:{self.port}: "
+                                  "wrong user name or password (or a client name FIBS does not accept)")
+            self._login_sent = True
+            self.send(commands.login(self.user, self._password, client=self.cfg.server.client))
+        elif isinstance(event, clip.Welcome):
+            self._logged_in = True
+            log.info("%s: logged in to %s:%s", self.user, self.host, self.port)
+        elif isinstance(event, clip.OwnInfo) and self._logged_in and not self._own_seen:
+            self._own_seen = True
+            self._settings(event)
+            self.handler.on_login(event.name, event)
+        elif isinstance(event, clip.AlreadyLoggedIn):
+            log.warning("%s: was already logged in; the old session was closed", self.user)
+        elif isinstance(event, clip.ConnectionTimedOut):
+            log.warning("%s: the server timed the connection out", self.user)
+
+    def _settings(self, own: clip.OwnInfo) -> None:
+        """Flip exactly the toggles that are wrong, then ask for machine-readable boards."""
+        for name, value in wanted_toggles(self.cfg, self.handler.wants_ready).items():
+            if getattr(own, name) != value:
+                self.send(commands.toggle(name))
+        if own.away:
+            self.send(commands.back())
+        self.send(commands.set_variable("boardstyle", 3))

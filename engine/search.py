@@ -1,0 +1,409 @@
+"""Decisions at gnubg's levels: the n-ply search (csrc/search.c) and its Python face.
+
+One C call per decision, the GIL released while it runs (gnubg-play-spec
+sections 1-4 and 6):
+
+* :func:`best_move` ranks every legal play as gnubg's bot does at a level
+  (move filters, k-ply evaluation over the 21 rolls, pruning nets inside the
+  search, cubeful propagation over the cube positions, noise at the leaves);
+* :func:`cube_decision` is gnubg's cube decision at the level's cube context,
+  with the bot's market-window pre-check;
+* :func:`evaluate_nply` evaluates a position before the roll (analysis);
+* :func:`resign_offer` / :func:`accept_resignation` are gnubg's resignation
+  rules (0-ply, cubeless; engine/resign.py);
+* :func:`format_hint` prints a gnubg-style hint (``fibsbot hint``).
+
+Plies use gnubg's numbering (0-ply = the raw net). ``match=None`` means money
+play with the Jacoby rule and a centred cube; otherwise the decision is for
+``match.on_roll``, whose chequers are ``position.board[1]``. ``level`` is a
+level name (``"expert"``, ``"world class"``...), an :class:`engine.levels.Level`
+or an :class:`engine.levels.EvalSettings` (used for chequer play and cube).
+
+Threads: searches of 1 ply or more split the rolls below each candidate over
+``threads`` threads (default: every core this process may use); results do not
+depend on the thread count. A random-noise context runs on one thread.
+
+>>> from engine.evaluator import Engine
+>>> from engine.position import Position
+>>> d = best_move(Engine(), Position.initial(), (3, 1))
+>>> str(d.move), d.candidates[0].plies, d.level
+('8/5 6/5', 0, 'expert')
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Union
+
+from engine._core import ffi, lib
+from engine.cube import _BEAVERS, _DOUBLES, _OPTIONAL, _PASSES, CubeDecision, CubeEquities, cube_info
+from engine.errors import EngineError
+from engine.evaluator import Probabilities
+from engine import resign as _resign
+from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
+from engine.levels import level as named_level
+from engine.match import MatchState
+from engine.position import Move, Position, Step
+
+LevelLike = Union[str, Level, EvalSettings]
+
+_MAX_MOVES = 4096
+_MOVE_SIZE = ffi.sizeof("bg_move")
+_ERRORS = {-1: "a side has more than 15 chequers", -2: "dice must be 1..6",
+           -3: "bad evaluation settings", -4: "out of memory in the search"}
+
+
+# ---- levels and settings ---------------------------------------------------------------
+
+
+def resolve_level(level: LevelLike) -> Level:
+    """A :class:`Level` for a name, a Level or an EvalSettings (both contexts = it)."""
+    if isinstance(level, Level):
+        return level
+    if isinstance(level, EvalSettings):
+        return Level(name="custom", label=_describe(level), checker=level, cube=level)
+    if isinstance(level, str):
+        return named_level(level)
+    raise TypeError(f"level must be a name, a Level or an EvalSettings, not {type(level).__name__}")
+
+
+def _describe(s: EvalSettings) -> str:
+    text = f"{s.plies}-ply {'cubeful' if s.cubeful else 'cubeless'}"
+    if s.uses_pruning:
+        text += " prune"
+    if s.noise:
+        text += f", noise {s.noise:g}" + (" (d)" if s.deterministic else "")
+    return text
+
+
+def default_threads() -> int:
+    """Threads a search uses unless told otherwise: every core this process may use."""
+    return int(lib.bg_search_default_threads())
+
+
+def _threads_for(settings: EvalSettings, threads: int | None) -> int:
+    if threads is not None:
+        if threads < 0:
+            raise ValueError("threads must be 0 (all cores) or more")
+        return threads
+    return settings.threads if settings.threads > 1 else 0
+
+
+@functools.lru_cache(maxsize=256)
+def c_settings(settings: EvalSettings, threads: int = 0) -> Any:
+    """The ``bg_search_settings *`` for an EvalSettings (cached; read-only, shareable)."""
+    cs = ffi.new("bg_search_settings *")
+    lib.bg_search_settings_init(cs)
+    cs.plies = settings.plies
+    cs.cubeful = int(settings.cubeful)
+    cs.prune = int(settings.prune)
+    cs.noise = settings.noise
+    cs.deterministic = int(settings.deterministic)
+    cs.centred = int(settings.noise_centred)
+    cs.seed = 0 if settings.seed is None else settings.seed
+    cs.efficiency_set = EFFICIENCY_SETS.index(settings.efficiency_set)
+    cs.threads = threads
+    table = settings.filter_table
+    for n in range(4):
+        for k in range(n + 1):
+            accept, extra, threshold = table[n][k]
+            cs.filter[n][k].accept = accept
+            cs.filter[n][k].extra = extra
+            cs.filter[n][k].threshold = threshold
+    return cs
+
+
+def _settings_for_call(settings: EvalSettings, threads: int | None) -> Any:
+    n = _threads_for(settings, threads)
+    if settings.noise and not settings.deterministic and settings.seed is None:
+        # random noise seeded from the clock, as gnubg (a fresh draw per decision)
+        seeded = settings.with_(seed=(time.time_ns() ^ threading.get_ident()) & 0xFFFFFFFF)
+        return c_settings.__wrapped__(seeded, n)
+    return c_settings(settings, n)
+
+
+def _flat(position: Any) -> Any:
+    board = getattr(position, "board", position)
+    try:
+        return ffi.new("unsigned int[50]", list(board[0]) + list(board[1]))
+    except (TypeError, OverflowError, IndexError) as exc:
+        raise ValueError(f"bad board: {exc}") from None
+
+
+def _check(rc: int) -> int:
+    if rc < 0:
+        raise (ValueError if rc in (-1, -2, -3) else EngineError)(_ERRORS.get(rc, f"search error {rc}"))
+    return rc
+
+
+def _mover(match: MatchState | None) -> tuple[MatchState, int]:
+    if match is None:
+        return MatchState(length=0, jacoby=True), 0
+    return match, match.on_roll
+
+
+# ---- chequer play ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One play with its evaluation, from the mover's side.
+
+    ``equity``: the score the play is ranked by (cubeful equity normalised to
+    the cube, EMG in match play; the cubeless score for cubeless settings);
+    ``cubeless_equity``: the cubeless score; ``probabilities``: the mover's
+    cubeless outcome probabilities after the play; ``plies``: the depth it was
+    evaluated at (plays dropped by the move filter keep their shallower score).
+    """
+
+    move: Move
+    equity: float
+    probabilities: Probabilities
+    plies: int
+    cubeless_equity: float
+    position: Position  # the board after the play, seen from the mover
+
+
+_buffers = threading.local()
+
+
+def _move_buffers() -> tuple[Any, ...]:
+    try:
+        return _buffers.arrays
+    except AttributeError:
+        _buffers.arrays = (ffi.new("bg_move[]", _MAX_MOVES), ffi.new("unsigned int[]", 50 * _MAX_MOVES),
+                           ffi.new("float[]", _MAX_MOVES), ffi.new("float[]", _MAX_MOVES),
+                           ffi.new("float[]", 5 * _MAX_MOVES), ffi.new("int[]", _MAX_MOVES))
+        return _buffers.arrays
+
+
+def _move_of(cm: Any) -> Move:
+    return Move(Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps))
+
+
+class MoveDecision:
+    """The chosen play (``.move``; the empty Move when there is none) and the
+    ranked ``.candidates`` (built on first access), at ``.level``."""
+
+    __slots__ = ("move", "level", "settings", "_raw", "_candidates")
+
+    def __init__(self, move: Move, level: str, settings: EvalSettings, raw: tuple | None) -> None:
+        self.move = move
+        self.level = level
+        self.settings = settings
+        self._raw = raw
+        self._candidates: list[Candidate] | None = None
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        if self._candidates is None:
+            out: list[Candidate] = []
+            if self._raw is not None:
+                moves, boards, eq, eq2, probs, plies = self._raw
+                cmoves = ffi.from_buffer("bg_move[]", moves)
+                b = ffi.unpack(ffi.from_buffer("unsigned int[]", boards), len(boards) // 4)
+                eq = ffi.unpack(ffi.from_buffer("float[]", eq), len(eq) // 4)
+                eq2 = ffi.unpack(ffi.from_buffer("float[]", eq2), len(eq2) // 4)
+                probs = ffi.unpack(ffi.from_buffer("float[]", probs), len(probs) // 4)
+                plies = ffi.unpack(ffi.from_buffer("int[]", plies), len(plies) // 4)
+                for i in range(len(eq)):
+                    r = b[50 * i: 50 * i + 50]
+                    out.append(Candidate(_move_of(cmoves[i]), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
+                                         plies[i], eq2[i], Position((tuple(r[:25]), tuple(r[25:])))))
+            self._candidates = out
+        return self._candidates
+
+    def __repr__(self) -> str:
+        return f"MoveDecision(move={str(self.move)!r}, level={self.level!r})"
+
+
+def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchState | None = None,
+              level: LevelLike = "expert", *, threads: int | None = None,
+              max_candidates: int = _MAX_MOVES) -> MoveDecision:
+    """gnubg's play at ``level`` for ``match.on_roll`` (``position.board[1]``) and ``dice``.
+
+    ``max_candidates`` limits the ranked list kept (the choice is unaffected).
+    """
+    lv = resolve_level(level)
+    settings = lv.checker
+    match, mover = _mover(match)
+    d1, d2 = dice
+    ci = cube_info(match, mover)
+    cs = _settings_for_call(settings, threads)
+    moves, results, eq, eq2, probs, plies = _move_buffers()
+    limit = max(1, min(int(max_candidates), _MAX_MOVES))
+    n = _check(lib.bg_best_move(engine._ctx, engine._cache, _flat(position), d1, d2, cs, ci, moves,
+                                results, eq, eq2, probs, plies, limit))
+    if n == 0:
+        return MoveDecision(Move(), lv.name, settings, None)
+    raw = (ffi.buffer(moves, n * _MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
+           ffi.buffer(eq2, 4 * n)[:], ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:])
+    return MoveDecision(_move_of(moves[0]), lv.name, settings, raw)
+
+
+# ---- evaluation and cube ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NplyEvaluation:
+    """A position evaluated before the roll for the side on roll."""
+
+    probabilities: Probabilities
+    equity: float  # cubeless score (money: gammons count; match: EMG utility)
+    cubeful_equity: float  # the side on roll may double (EMG in match play)
+    plies: int
+
+
+def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
+                  level: LevelLike = "expert", *, threads: int | None = None) -> NplyEvaluation:
+    """n-ply evaluation of ``position`` (side on roll = ``match.on_roll``) with the
+    level's cube-decision context (an EvalSettings is used as given)."""
+    lv = resolve_level(level)
+    settings = lv.cube
+    match, mover = _mover(match)
+    ci = cube_info(match, mover)
+    probs = ffi.new("float[5]")
+    equity = ffi.new("float[2]")
+    _check(lib.bg_evaluate_nply(engine._ctx, engine._cache, _flat(position),
+                                _settings_for_call(settings, threads), ci, probs, equity))
+    return NplyEvaluation(Probabilities(*probs), equity[0], equity[1], settings.plies)
+
+
+def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
+                  level: LevelLike = "expert", *, threads: int | None = None,
+                  beavers: bool = True) -> CubeDecision:
+    """gnubg's cube decision for ``match.on_roll`` (``position.board[1]``, before rolling).
+
+    The side that was doubled reads ``.should_take`` (the position seen from the
+    doubler). ``beavers``: money play allows beavers (gnubg's default).
+    """
+    lv = resolve_level(level)
+    settings = lv.cube
+    match, mover = _mover(match)
+    ci = cube_info(match, mover, beavers=beavers)
+    out = ffi.new("float[4]")
+    probs = ffi.new("float[5]")
+    pre = ffi.new("float[5]")
+    code = _check(lib.bg_cube_decide(engine._ctx, engine._cache, _flat(position),
+                                     _settings_for_call(settings, threads), ci, out, probs, pre))
+    available = bool(lib.bg_cube_available(ci))
+    double_point = lib.bg_cube_double_point_dead(pre, ci)
+    w = pre[0]
+    should_double = available and w >= double_point and (
+        code in _DOUBLES or (code in _OPTIONAL and settings.plies == 0 and w > 0.001))
+    return CubeDecision(
+        code=code,
+        equities=CubeEquities(out[1], out[2], out[3]),
+        optimal=out[0],
+        cube_available=available,
+        should_double=should_double,
+        should_take=code not in _PASSES,
+        should_beaver=ci.match_to == 0 and bool(ci.beavers) and code in _BEAVERS,
+        double_point=double_point,
+    )
+
+
+# ---- resignation ------------------------------------------------------------------------------------
+
+
+def resign_offer(engine: Any, position: Any, match: MatchState | None = None,
+                 level: LevelLike = "expert", declined: int = 0) -> int:
+    """The resignation gnubg's bot offers on its turn (0 none, 1 single, 2 gammon,
+    3 backgammon): only in races, and only when the 0-ply cubeless evaluation is
+    certain (gnubg-play-spec 6.1). The level does not matter (gnubg uses 0 ply)."""
+    resolve_level(level)
+    match, mover = _mover(match)
+    probs, classes = engine.evaluate_many([position], with_classes=True)
+    return _resign.resign_offer(probs[0], int(classes[0]), match, mover, declined)
+
+
+def accept_resignation(engine: Any, position: Any, match: MatchState | None, level: LevelLike,
+                       value: int) -> bool:
+    """Whether the bot accepts a resignation of ``value`` (1 single, 2 gammon, 3 backgammon).
+
+    ``position`` and ``match`` are seen by the bot (``position.board[1]``,
+    ``match.on_roll``), the side offered the resignation; the resigner is the
+    other player, taken to be about to roll (gnubg-play-spec 6.2: 0-ply,
+    cubeless, accept when the resignation gives the bot at least its equity).
+    """
+    resolve_level(level)
+    match, mover = _mover(match)
+    resigner_view = position.swap() if hasattr(position, "swap") else Position.from_board(position).swap()
+    probs = engine.evaluate(resigner_view)
+    return _resign.accept_resignation(probs, value, match, 1 - mover)
+
+
+# ---- hint ---------------------------------------------------------------------------------------------
+
+
+def _probs_line(p: Probabilities) -> str:
+    return (f"{p.win:.6f} {p.win_gammon:.6f} {p.win_backgammon:.6f} - "
+            f"{1.0 - p.win:.6f} {p.lose_gammon:.6f} {p.lose_backgammon:.6f}")
+
+
+def _context_line(lv: Level, settings: EvalSettings) -> str:
+    label = f" [{lv.label}]" if lv.name != "custom" else ""
+    return _describe(settings) + label
+
+
+def _header(position: Any, match: MatchState | None) -> str:
+    pid = position.position_id() if hasattr(position, "position_id") else Position.from_board(position).position_id()
+    if match is None:
+        return f"Position ID: {pid}  (money game, Jacoby, centred cube)"
+    if match.length:
+        where = (f"{match.length}-point match, score {match.score[0]}-{match.score[1]}"
+                 + (", Crawford game" if match.crawford_game else ""))
+    else:
+        where = "money game" + (", Jacoby" if match.jacoby else "")
+    owner = "centred" if match.cube_owner == -1 else f"owned by player {match.cube_owner}"
+    return (f"Position ID: {pid}  Match ID: {match.match_id()}\n"
+            f"{where}, cube {match.cube} {owner}, player {match.on_roll} on roll")
+
+
+def format_hint(engine: Any, position: Any, match: MatchState | None = None,
+                dice: tuple[int, int] | None = None, level: LevelLike = "expert",
+                *, max_moves: int = 10) -> str:
+    """gnubg-style hint text: with ``dice``, the ranked plays (equity, the
+    difference to the best, probabilities, depth); without, the cube analysis."""
+    lv = resolve_level(level)
+    lines = [_header(position, match)]
+    if dice is not None:
+        d = best_move(engine, position, dice, match, lv)
+        lines.append(f"Dice {dice[0]}{dice[1]}: {len(d.candidates)} legal plays; "
+                     f"{_context_line(lv, lv.checker)}")
+        if not d.candidates:
+            lines.append("    (no legal play)")
+        best = d.candidates[0].equity if d.candidates else 0.0
+        for rank, c in enumerate(d.candidates[:max_moves], 1):
+            kind = "Cubeful" if lv.checker.cubeful else "Cubeless"
+            diff = "" if rank == 1 else f" ({c.equity - best:+.6f})"
+            lines.append(f"{rank:5d}. {kind} {c.plies}-ply  {str(c.move):<28} Eq.: {c.equity:+.6f}{diff}")
+            lines.append(f"       {_probs_line(c.probabilities)}")
+        return "\n".join(lines)
+    settings = lv.cube
+    ev = evaluate_nply(engine, position, match, lv)
+    cd = cube_decision(engine, position, match, lv)
+    lines.append(f"Cube analysis; {_context_line(lv, settings)}")
+    lines.append(f"  {_probs_line(ev.probabilities)}")
+    lines.append(f"  Cubeless equity {ev.equity:+.6f}")
+    nd, dt, dp = cd.equities
+    owned = match is not None and match.cube_owner != -1
+    rows = [("No redouble" if owned else "No double", nd),
+            ("Redouble, take" if owned else "Double, take", dt),
+            ("Redouble, pass" if owned else "Double, pass", dp)]
+    lines.append("Cubeful equities:")
+    for i, (name, value) in enumerate(rows, 1):
+        diff = "" if value == cd.optimal else f"  ({value - cd.optimal:+.6f})"
+        lines.append(f"  {i}. {name:<16} {value:+.6f}{diff}")
+    lines.append(f"Proper cube action: {cd.action}")
+    if not cd.cube_available:
+        lines.append("  (the side on roll cannot double)")
+    return "\n".join(lines)
+
+
+__all__ = ["Candidate", "MoveDecision", "NplyEvaluation", "accept_resignation", "best_move",
+           "c_settings", "cube_decision", "default_threads", "evaluate_nply", "format_hint",
+           "resign_offer", "resolve_level"]
