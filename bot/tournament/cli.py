@@ -1,0 +1,153 @@
+"""`fibsbot tournament` and `fibsbot analyse`: argument parsers and commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from bot.config import ConfigError
+from bot.tournament import config as tconfig
+from bot.tournament import report as reporting
+from bot.tournament.results import ResultsMismatch
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_tournament_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("tournament", help="local self-play tournament between engine levels",
+                              description="Play engine against engine (no network) and report standings, "
+                                          "ratings and confidence intervals. Rerun to resume.")
+    p.add_argument("config", nargs="?", default=str(tconfig.DEFAULT_PATH), help="tournament YAML file")
+    p.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
+                   help="worker processes of the local executor (default: all cores)")
+    p.add_argument("--executor", choices=("local", "dask"), default="local")
+    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (--executor dask)")
+    p.add_argument("--output", type=Path, help="results folder (overrides the config's output)")
+    p.add_argument("--matches", type=_positive, help="matches per pairing (overrides the config)")
+    p.add_argument("--seed", type=int, help="tournament seed (overrides the config)")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(run=cmd_tournament)
+
+
+def _console() -> Console:
+    # logs and pipes get room for the tables; a terminal keeps its own width
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from bot.tournament.executors import DaskExecutor, Executor, LocalExecutor
+    from bot.tournament.runner import run
+
+    console = _console()
+    try:
+        cfg = tconfig.load(args.config)
+        overrides = {k: v for k, v in (("output", args.output), ("matches", args.matches), ("seed", args.seed))
+                     if v is not None}
+        if overrides:
+            cfg = tconfig.TournamentConfig.model_validate({**cfg.model_dump(), **overrides})
+        executor: Executor
+        if args.executor == "dask":
+            if not args.scheduler:
+                raise ConfigError("--executor dask needs --scheduler ADDRESS")
+            executor = DaskExecutor(args.scheduler)
+        else:
+            executor = LocalExecutor(args.workers)
+        summary = run(cfg, executor, console, live=not args.quiet and console.is_terminal)
+    except (ConfigError, ResultsMismatch, RuntimeError) as exc:
+        print(f"fibsbot tournament: {exc}", file=sys.stderr)
+        return 2
+    reporting.show(summary.report, console)
+    files = reporting.write(summary.report, cfg.output)
+    console.print(f"wrote {', '.join(str(f) for f in files)}; matches in {cfg.output / 'matches'}")
+    console.print(f"played {summary.played} matches in {summary.wall_s:.1f} s "
+                  f"({summary.matches_per_minute:.1f} matches/min); "
+                  f"{summary.skipped + summary.played} of {summary.scheduled} done")
+    if summary.interrupted:
+        console.print("interrupted: finished matches are saved; run the same command again to resume")
+        return 130
+    return 0
+
+
+def add_analyse_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("analyse", help="analyse a match record: errors, luck, error rates",
+                              description="gnubg-style analysis of every decision of a match (.sgf or .mat).")
+    p.add_argument("match", help="the match record (.sgf or .mat)")
+    p.add_argument("--level", default="expert", help="analysis level (default expert = 0-ply)")
+    p.add_argument("--json", metavar="FILE", help="also write the analysis as JSON ('-' = stdout, no tables)")
+    p.add_argument("--all", action="store_true", help="list every decision, not only the errors")
+    p.set_defaults(run=cmd_analyse)
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from engine.analysis import analyse_match
+    from engine.evaluator import Engine
+    from engine.levels import level
+    from engine.records import atomic_write, load
+
+    try:
+        lv = level(args.level)
+    except ValueError as exc:
+        print(f"fibsbot analyse: {exc}", file=sys.stderr)
+        return 2
+    record = load(args.match)
+    analysis = analyse_match(Engine(), record, lv)
+    data = {"match": args.match, **analysis.as_dict()}
+    if args.json == "-":
+        print(json.dumps(data, indent=2))
+        return 0
+    console = _console()
+    console.print(_summary_table(data, args.match))
+    console.print(_decisions_table(data, args.all))
+    if args.json:
+        atomic_write(args.json, json.dumps(data, indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    return 0
+
+
+def _summary_table(data: dict[str, Any], name: str) -> Table:
+    players = data["players"]
+    table = Table(title=f"{name}: analysis at {data['level']} (errors in mEMG per decision)", title_justify="left")
+    table.add_column("")
+    for p in players:
+        table.add_column(p["name"], justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("unforced moves", lambda p: p["unforced_moves"]),
+        ("chequer errors doubtful/bad/very bad", lambda p: "/".join(str(v) for v in p["chequer_skills"].values())),
+        ("chequer error rate", lambda p: f"{p['chequer_rate_memg']:.1f}"),
+        ("close cube decisions", lambda p: p["close_cube_decisions"]),
+        ("cube errors doubtful/bad/very bad", lambda p: "/".join(str(v) for v in p["cube_skills"].values())),
+        ("cube error rate", lambda p: f"{p['cube_rate_memg']:.1f}"),
+        ("overall error rate", lambda p: f"{p['overall_rate_memg']:.1f}"),
+        ("rating", lambda p: p["rating"]),
+        ("error-based FIBS rating", lambda p: "-" if p["fibs_rating"] is None else f"{p['fibs_rating']:.0f}"),
+        ("luck total (EMG)", lambda p: f"{p['luck']:+.3f}"),
+        ("very lucky/lucky/unlucky/very unlucky", lambda p: "/".join(str(v) for v in p["luck_classes"].values())),
+    ]
+    for label, cell in rows:
+        table.add_row(label, *(str(cell(p)) for p in players))
+    return table
+
+
+def _decisions_table(data: dict[str, Any], everything: bool) -> Table:
+    names = [p["name"] for p in data["players"]]
+    table = Table(title="Decisions" if everything else "Errors (doubtful or worse)", title_justify="left")
+    for column in ("game", "player", "decision", "dice", "played", "best", "error", "skill"):
+        table.add_column(column, justify="right" if column in ("game", "error") else "left")
+    for d in data["decisions"]:
+        if everything or d["skill"] != "none":
+            dice = "" if d["dice"] is None else f"{d['dice'][0]}{d['dice'][1]}"
+            table.add_row(str(d["game"]), names[d["player"]], d["kind"], dice, d["played"], d["best"],
+                          f"{d['error']:+.4f}", d["skill"])
+    return table

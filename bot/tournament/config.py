@@ -1,0 +1,178 @@
+"""Tournament settings: config/tournament.yaml validated strictly (pydantic v2).
+
+Unknown keys are errors naming the key. A player is a gnubg level, or a level
+with its chequer-play / cube contexts changed (fields of
+:class:`engine.levels.EvalSettings`).
+
+>>> cfg = TournamentConfig.model_validate({"players": [
+...     {"name": "expert", "level": "expert"},
+...     {"name": "fast", "checker": {"plies": 1, "move_filter": "tiny", "prune": True}}]})
+>>> cfg.players[1].build().checker.plies, cfg.match_length, cfg.format
+(1, 1, 'round robin')
+>>> TournamentConfig.model_validate({"players": [{"name": "a", "level": "expert", "plys": 2}]})
+Traceback (most recent call last):
+...
+bot.config.ConfigError: players.0.plys: unknown key
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bot.config import ConfigError
+from engine.levels import FILTER_NAMES, EvalSettings, Level, level as _level
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "config" / "tournament.yaml"
+
+_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,40}")  # used in file names
+
+
+def _player_name(value: str) -> str:
+    if not _NAME.fullmatch(value):
+        raise ValueError(f"{value!r}: names are 1-40 letters, digits or _ . + -")
+    return value
+
+
+def _level_name(value: str) -> str:
+    return _level(value).name  # ValueError lists the valid names
+
+
+def _filter_name(value: str) -> str:
+    if value.strip().lower() not in FILTER_NAMES:
+        raise ValueError(f"unknown move filter {value!r}; valid: {', '.join(FILTER_NAMES)}")
+    return value.strip().lower()
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Context(_Section):
+    """Changes to an evaluation context; unset fields keep the base level's."""
+
+    plies: Annotated[int, Field(ge=0, le=4)] | None = None
+    move_filter: Annotated[str, AfterValidator(_filter_name)] | None = None
+    noise: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    deterministic: bool | None = None
+    prune: bool | None = None
+    cubeful: bool | None = None
+
+    def apply(self, base: EvalSettings) -> EvalSettings:
+        return base.with_(**self.model_dump(exclude_none=True))
+
+
+class Player(_Section):
+    name: Annotated[str, AfterValidator(_player_name)]
+    level: Annotated[str, AfterValidator(_level_name)] | None = None
+    checker: Context | None = None
+    cube: Context | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> Player:
+        if self.level is None and self.checker is None and self.cube is None:
+            raise ValueError("give a level, or checker/cube settings (on top of expert)")
+        return self
+
+    def build(self) -> Level:
+        """The engine level this player plays at (labelled with the player's name)."""
+        base = _level(self.level or "expert")
+        checker = self.checker.apply(base.checker) if self.checker else base.checker
+        cube = self.cube.apply(base.cube) if self.cube else base.cube
+        return Level(name=self.name, label="custom" if self.checker or self.cube else base.label,
+                     checker=checker, cube=cube)
+
+
+class Rules(_Section):
+    crawford: bool = True
+    jacoby: bool = True  # money only
+    beavers: bool = True  # money only
+    resignations: bool = True  # players offer and answer resignations as gnubg's bot
+
+
+class Anchor(_Section):
+    player: str | None = None  # default: the first player
+    rating: float = 1500.0
+
+
+class TournamentConfig(_Section):
+    players: Annotated[list[Player], Field(min_length=2)]
+    format: Literal["round robin", "gauntlet"] = "round robin"
+    gauntlet_player: str | None = None  # default: the first player
+    match_length: Annotated[int, Field(ge=0, le=64)] = 1  # 0 = money sessions
+    games: Annotated[int, Field(ge=1)] = 1  # games per money session
+    matches: Annotated[int, Field(ge=1)] = 10  # per pairing
+    duplicate_dice: bool = False
+    seed: Annotated[int, Field(ge=0)] = 1
+    output: Path = Path("tournaments/default")
+    rules: Rules = Rules()
+    anchor: Anchor = Anchor()
+    analysis_level: Annotated[str, AfterValidator(_level_name)] | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentConfig:
+        names = [p.name for p in self.players]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"player names must be unique: {', '.join(duplicates)}")
+        for key, name in (("gauntlet_player", self.gauntlet_player), ("anchor.player", self.anchor.player)):
+            if name is not None and name not in names:
+                raise ValueError(f"{key}: {name!r} is not one of the players")
+        if self.duplicate_dice and self.matches % 2:
+            raise ValueError("duplicate_dice plays matches in pairs: make matches even")
+        return self
+
+    @property
+    def money(self) -> bool:
+        return self.match_length == 0
+
+    @property
+    def anchor_player(self) -> str:
+        return self.anchor.player or self.players[0].name
+
+    def fingerprint(self) -> str:
+        """A digest of everything that decides match results (not their number or
+        the output folder), so a rerun may add matches but not change the rules."""
+        fields = self.model_dump(mode="json", exclude={"matches", "output", "anchor"})
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> TournamentConfig:
+        """Validate, turning pydantic's report into a ConfigError naming each bad key."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "(top)"
+        text = "unknown key" if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, ")
+        problems.append(f"{where}: {text}")
+    return "; ".join(problems)
+
+
+def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> TournamentConfig:
+    """Read and validate a tournament YAML file; ConfigError names the file and key."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping")
+    try:
+        return TournamentConfig.model_validate(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None

@@ -1,0 +1,86 @@
+"""Runs a tournament: skips what the folder already holds, plays the rest on an
+executor, saves each match as it ends, shows progress and live standings,
+and writes the report. Ctrl-C stops at once; rerunning resumes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from bot.tournament import report as reporting
+from bot.tournament.config import TournamentConfig
+from bot.tournament.executors import Executor
+from bot.tournament.results import ResultStore
+from bot.tournament.schedule import schedule
+
+_LIVE_REFRESH_S = 1.0  # standings are rebuilt at most this often
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    scheduled: int
+    skipped: int  # already in the folder
+    played: int  # this run
+    wall_s: float
+    interrupted: bool
+    report: dict[str, Any]
+
+    @property
+    def matches_per_minute(self) -> float:
+        return 60.0 * self.played / self.wall_s if self.wall_s > 0 else 0.0
+
+
+def run(config: TournamentConfig, executor: Executor, console: Console, *, live: bool = True) -> RunSummary:
+    store = ResultStore(config.output, config.fingerprint())
+    specs = schedule([p.name for p in config.players], config.format, config.gauntlet_player, config.matches,
+                     seed=config.seed, duplicate=config.duplicate_dice)
+    todo = [s for s in specs if s.key not in store.results]
+    skipped = len(specs) - len(todo)
+    if skipped:
+        console.print(f"resuming: {skipped} of {len(specs)} matches already in {store.path}")
+    start = time.perf_counter()
+    played = 0
+    interrupted = False
+    progress = Progress(TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
+                        TimeRemainingColumn(), TextColumn("elapsed"), TimeElapsedColumn(), console=console)
+    task = progress.add_task("matches", total=len(specs), completed=skipped)
+    try:
+        outcomes = executor.run(config, todo) if todo else iter(())
+        with Live(progress, console=console, refresh_per_second=4, transient=True) if live else _NoLive() as display:
+            shown = 0.0
+            for result, sgf_text in outcomes:
+                store.add(result, sgf_text)
+                played += 1
+                progress.advance(task)
+                now = time.perf_counter()
+                if live and (now - shown >= _LIVE_REFRESH_S or played == len(todo)):
+                    table = reporting.standings_table(reporting.build(config, store.results.values(), ratings=False))
+                    display.update(Group(progress, table))
+                    shown = now
+    except KeyboardInterrupt:
+        executor.stop()
+        interrupted = True
+    finally:
+        store.close()
+    wall_s = time.perf_counter() - start
+    final = reporting.build(config, store.results.values())
+    return RunSummary(len(specs), skipped, played, wall_s, interrupted, final)
+
+
+class _NoLive:
+    """Stands in for rich's Live when nothing is shown."""
+
+    def __enter__(self) -> _NoLive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, renderable: object) -> None:
+        return None

@@ -1,0 +1,210 @@
+"""Local self-play tournaments: reproducible, resumable, interruptible, strict config."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from rich.console import Console
+
+from bot.cli import main
+from bot.config import ConfigError
+from bot.tournament import config as tconfig
+from bot.tournament.executors import LocalExecutor, Outcome
+from bot.tournament.play import Table, play_match
+from bot.tournament.results import RESULTS
+from bot.tournament.runner import run
+from bot.tournament.schedule import MatchSpec, schedule
+from engine.evaluator import Engine
+from engine.levels import level
+from engine.records import Double, Roll, load_sgf
+
+ROOT = Path(__file__).resolve().parent.parent
+THREE_LEVELS = [{"name": "expert", "level": "expert"}, {"name": "advanced", "level": "advanced"},
+                {"name": "beginner", "level": "beginner"}]
+
+
+def _config(output: Path, **changes: Any) -> tconfig.TournamentConfig:
+    return tconfig.TournamentConfig.model_validate(
+        {"players": THREE_LEVELS, "match_length": 1, "matches": 6, "seed": 11, "output": output, **changes})
+
+
+def _results(folder: Path) -> dict[str, dict[str, Any]]:
+    lines = [json.loads(line) for line in (folder / RESULTS).read_text().splitlines()]
+    for line in lines:
+        del line["wall_s"]
+    return {line["key"]: line for line in lines}
+
+
+def _sgfs(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted((folder / "matches").glob("*.sgf"))}
+
+
+class _Interrupting:
+    """A local executor that raises KeyboardInterrupt (as Ctrl-C would) after ``after`` results."""
+
+    def __init__(self, after: int) -> None:
+        self.inner = LocalExecutor(2)
+        self.after = after
+        self.stopped = False
+
+    def run(self, config: tconfig.TournamentConfig, specs: Sequence[MatchSpec]) -> Iterator[Outcome]:
+        for n, outcome in enumerate(self.inner.run(config, specs)):
+            if n == self.after:
+                raise KeyboardInterrupt
+            yield outcome
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.inner.stop()
+
+
+def test_interrupted_and_resumed_equals_uninterrupted(tmp_path: Path) -> None:
+    quiet = Console(file=open(os.devnull, "w"))
+    whole = run(_config(tmp_path / "whole"), LocalExecutor(2), quiet, live=False)
+    assert (whole.played, whole.skipped, whole.interrupted) == (18, 0, False)
+
+    interrupting = _Interrupting(after=5)
+    first = run(_config(tmp_path / "resumed"), interrupting, quiet, live=False)
+    assert first.interrupted and interrupting.stopped and first.played == 5
+    assert len(_results(tmp_path / "resumed")) == 5
+    rest = run(_config(tmp_path / "resumed"), LocalExecutor(1), quiet, live=False)
+    assert (rest.played, rest.skipped) == (13, 5)
+
+    assert _results(tmp_path / "resumed") == _results(tmp_path / "whole")
+    assert _sgfs(tmp_path / "resumed") == _sgfs(tmp_path / "whole")
+    assert rest.report == whole.report
+    players = {p["name"]: p for p in whole.report["players"]}
+    assert sum(p["won"] for p in players.values()) == 18
+    assert all(p["matches"] == 12 for p in players.values())
+
+    # every saved match replays and agrees with its result line
+    for key, line in _results(tmp_path / "whole").items():
+        record = load_sgf(tmp_path / "whole" / "matches" / f"{key}.sgf")
+        assert record.players == (line["white"], line["black"])
+        assert list(record.score()) == line["score"]
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None:
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(yaml.safe_dump({"players": THREE_LEVELS, "match_length": 1, "matches": 100, "seed": 11,
+                                   "output": str(tmp_path / "out")}))
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "tournament", str(cfg), "--workers", "2", "--quiet"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    results = tmp_path / "out" / RESULTS
+    deadline = time.monotonic() + 60
+    while not (results.exists() and results.read_text().count("\n") >= 3) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group, workers included
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "run the same command again" in out
+    saved = _results(tmp_path / "out")
+    assert 3 <= len(saved) < 300
+    assert len(_sgfs(tmp_path / "out")) == len(saved)
+    # the same seed with fewer matches gives the same result for the same match
+    whole = tmp_path / "whole"
+    run(_config(whole, matches=2), LocalExecutor(2), Console(file=open(os.devnull, "w")), live=False)
+    reference = _results(whole)
+    assert all(saved[k] == reference[k] for k in saved.keys() & reference.keys())
+
+
+def test_torn_last_line_is_replayed(tmp_path: Path) -> None:
+    quiet = Console(file=open(os.devnull, "w"))
+    folder = tmp_path / "t"
+    run(_config(folder, matches=1), LocalExecutor(1), quiet, live=False)
+    complete = (folder / RESULTS).read_text()
+    lines = complete.splitlines(keepends=True)
+    (folder / RESULTS).write_text("".join(lines[:-1]) + lines[-1][:20])
+    again = run(_config(folder, matches=1), LocalExecutor(1), quiet, live=False)
+    assert (again.played, again.skipped) == (1, 2)
+    assert (folder / RESULTS).read_text().count("\n") == 3
+
+
+def test_cli_report_files_and_changed_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "t.yaml"
+    out = tmp_path / "out"
+    cfg.write_text(yaml.safe_dump({"players": THREE_LEVELS[::2], "match_length": 3, "matches": 2, "seed": 5,
+                                   "output": str(out), "analysis_level": "expert"}))
+    assert main(["tournament", str(cfg), "--workers", "1", "--quiet"]) == 0
+    shown = capsys.readouterr().out
+    assert "Standings" in shown and "matches/min" in shown and "mEMG" in shown
+    data = json.loads((out / "report.json").read_text())
+    assert {p["name"] for p in data["players"]} == {"expert", "beginner"}
+    assert all("error_rate_memg" in p for p in data["players"])
+    assert (out / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # other rules in the same folder are refused; more matches are welcome
+    assert main(["tournament", str(cfg), "--seed", "6", "--quiet"]) == 2
+    assert "other settings" in capsys.readouterr().err
+    assert main(["tournament", str(cfg), "--matches", "3", "--workers", "1", "--quiet"]) == 0
+    assert "resuming: 2 of 3" in capsys.readouterr().out
+
+
+def test_duplicate_dice_swap_seats_on_the_same_rolls() -> None:
+    engine = Engine()
+    table = Table((level("expert"), level("beginner")), 0, 2)
+    first, second = schedule(["x", "y"], "round robin", None, 2, seed=3, duplicate=True)
+    assert (first.white, second.white) == ("x", "y")
+    one, two = play_match(engine, first, table), play_match(engine, second, table)
+    for g1, g2 in zip(one.games, two.games):
+        rolls1 = [(a.player, a.dice) for a in g1.actions if isinstance(a, Roll)]
+        rolls2 = [(a.player, a.dice) for a in g2.actions if isinstance(a, Roll)]
+        n = min(len(rolls1), len(rolls2))
+        assert n > 0 and rolls1[:2] == rolls2[:2]  # same seat, same dice: the other player gets them
+        assert [d for _, d in rolls1[:n]] == [d for _, d in rolls2[:n]]
+
+
+def test_money_session_has_cube_action() -> None:
+    engine = Engine()
+    table = Table((level("expert"), level("intermediate")), 0, 4)
+    spec = schedule(["x", "y"], "round robin", None, 1, seed=2, duplicate=False)[0]
+    record = play_match(engine, spec, table)
+    assert len(record.games) == 4 and all(g.result is not None for g in record.games)
+    actions = [a for g in record.games for a in g.actions]
+    assert any(isinstance(a, Double) for a in actions)
+    assert record.jacoby and record.length == 0
+
+
+def test_config_is_strict() -> None:
+    tconfig.load()  # the shipped, commented file is valid
+    with pytest.raises(ConfigError, match=r"rules\.crawfod: unknown key"):
+        tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS, "rules": {"crawfod": False}})
+    with pytest.raises(ConfigError, match="player names must be unique"):
+        tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS + THREE_LEVELS[:1]})
+    with pytest.raises(ConfigError, match="make matches even"):
+        tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS, "duplicate_dice": True, "matches": 3})
+    with pytest.raises(ConfigError, match="unknown level"):
+        tconfig.TournamentConfig.model_validate({"players": [{"name": "a", "level": "godlike"}, THREE_LEVELS[0]]})
+    with pytest.raises(ConfigError, match="players.1.checker.plies"):
+        tconfig.TournamentConfig.model_validate({"players": [THREE_LEVELS[0], {"name": "b", "checker": {"plies": 9}}]})
+
+
+def test_dask_executor(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    from bot.tournament.executors import DaskExecutor
+
+    quiet = Console(file=open(os.devnull, "w"))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        dask = run(_config(tmp_path / "dask", matches=2), DaskExecutor(cluster.scheduler_address), quiet,
+                   live=False)
+    local = run(_config(tmp_path / "local", matches=2), LocalExecutor(2), quiet, live=False)
+    assert dask.played == 6 and _results(tmp_path / "dask") == _results(tmp_path / "local")
+
+
+def test_dask_missing_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.tournament.executors import DaskExecutor
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
+    with pytest.raises(RuntimeError, match=r"fibsbot\[cluster\]"):
+        DaskExecutor("tcp://127.0.0.1:1")
