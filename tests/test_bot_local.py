@@ -85,10 +85,6 @@ async def test_a_wrong_password_is_a_clear_final_error(tmp_path: pathlib.Path) -
 
 
 async def test_the_real_engine_plays_a_match(tmp_path: pathlib.Path) -> None:
-    from engine.evaluator import Engine
-
-    if not hasattr(Engine, "best_move"):
-        pytest.skip("Engine.best_move is not there yet")
     from bot.run import engine_decider
 
     cfg = settings(tmp_path, opponent_level="beginner")
@@ -101,10 +97,6 @@ async def test_the_real_engine_plays_a_match(tmp_path: pathlib.Path) -> None:
 
 def test_fibsbot_run_local(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
                            capsys: pytest.CaptureFixture[str]) -> None:
-    from engine.evaluator import Engine
-
-    if not hasattr(Engine, "best_move"):
-        pytest.skip("Engine.best_move is not there yet")
     from bot.cli import main
 
     monkeypatch.chdir(tmp_path)  # records and logs land in the working folder
