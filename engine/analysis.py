@@ -4,8 +4,10 @@ Errors are normalised equity (EMG) at the analysis level, negative = a loss
 (gnubg's sign): a chequer play's error is its score minus the best play's; a
 cube decision's comes from the no double / double-take / double-pass
 equities of the doubler's position (:func:`engine.analysis_rates.cube_errors`).
-Forced moves (one legal play) and cube decisions that are not close (and
-were not doubles, takes or passes) do not enter the rates, as in gnubg.
+A played move the level's move filter dropped early is scored as deep as
+the best one, as gnubg does. Forced moves (one legal play) and cube
+decisions that are not close (and were not doubles, takes or passes) do not
+enter the rates, as in gnubg.
 Luck of a roll is the best play's equity for it minus the average over all
 rolls, evaluated at ``luck_level`` (gnubg's default: 0-ply).
 

@@ -208,3 +208,18 @@ def test_dask_missing_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
     with pytest.raises(RuntimeError, match=r"fibsbot\[cluster\]"):
         DaskExecutor("tcp://127.0.0.1:1")
+
+
+def test_schedule_formats_and_seeds() -> None:
+    names = ["a", "b", "c", "d"]
+    assert {s.pairing for s in schedule(names, "round robin", None, 1, seed=1, duplicate=False)} == {
+        ("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")}
+    gauntlet = schedule(names, "gauntlet", "c", 2, seed=1, duplicate=False)
+    assert [s.pairing for s in gauntlet[:3]] == [("c", "a"), ("c", "b"), ("c", "d")]
+    assert [s.white for s in gauntlet if s.pairing == ("c", "a")] == ["c", "a"]
+    # a match's dice depend on the seed, its pairing and its index only
+    seeds = {s.key: s.dice_seed for s in schedule(names, "round robin", None, 3, seed=1, duplicate=False)}
+    first_gauntlet = schedule(names, "gauntlet", None, 3, seed=1, duplicate=False)  # a against each other
+    assert len(first_gauntlet) == 9 and all(seeds[s.key] == s.dice_seed for s in first_gauntlet)
+    assert len(set(seeds.values())) == len(seeds)
+    assert seeds != {s.key: s.dice_seed for s in schedule(names, "round robin", None, 3, seed=2, duplicate=False)}
