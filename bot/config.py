@@ -20,30 +20,21 @@ import os
 import re
 import string
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from engine.levels import level as _level
+from bot.yamlconfig import ConfigError, LevelName, StrictSection, load_yaml
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "config" / "bot.yaml"
 
 _NAME = re.compile(r"[A-Za-z_]{1,40}")  # FIBS names: letters and underscores
 
 
-class ConfigError(ValueError):
-    """A config file that cannot be used; the message names the file and key."""
-
-
 def _fibs_name(value: str) -> str:
     if value and not _NAME.fullmatch(value):
         raise ValueError(f"{value!r} is not a FIBS name (letters and underscores only)")
     return value
-
-
-def _level_name(value: str) -> str:
-    return _level(value).name  # ValueError lists the valid names
 
 
 def _client(value: str) -> str:
@@ -68,28 +59,23 @@ def _template(value: str) -> str:
 TEMPLATE_FIELDS = ("opponent", "level")
 FibsName = Annotated[str, AfterValidator(_fibs_name)]
 Template = Annotated[str, AfterValidator(_template)]
-LevelName = Annotated[str, AfterValidator(_level_name)]
 Seconds = Annotated[float, Field(ge=0)]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Server(_Section):
+class Server(StrictSection):
     host: str = "fibs.com"
     port: Annotated[int, Field(ge=0, le=65535)] = 4321
     client: Annotated[str, AfterValidator(_client)] = "fibsbot"
 
 
-class Account(_Section):
+class Account(StrictSection):
     user: FibsName = ""
     password_env: str = "FIBSBOT_PASSWORD"
     password_file: Path | None = None
     address: Annotated[str, AfterValidator(_word)] | None = None
 
 
-class EngineSettings(_Section):
+class EngineSettings(StrictSection):
     level: LevelName = "expert"
     data_dir: Path | None = None
     deadline_s: Annotated[float, Field(gt=0)] = 60.0
@@ -102,7 +88,7 @@ class EngineSettings(_Section):
         return self
 
 
-class Connection(_Section):
+class Connection(StrictSection):
     connect_timeout_s: Annotated[float, Field(gt=0)] = 20.0
     backoff_min_s: Annotated[float, Field(gt=0)] = 1.0
     backoff_max_s: Annotated[float, Field(gt=0)] = 300.0
@@ -111,7 +97,7 @@ class Connection(_Section):
     keepalive_s: Annotated[float, Field(gt=0)] = 1800.0
 
 
-class Invitations(_Section):
+class Invitations(StrictSection):
     min_length: Annotated[int, Field(ge=1)] = 1
     max_length: Annotated[int, Field(ge=1)] = 7
     unlimited: bool = False
@@ -133,7 +119,7 @@ class Invitations(_Section):
         return self
 
 
-class Play(_Section):
+class Play(StrictSection):
     offer_resignations: bool = True
     greeting: Template = ""
     goodbye: Template = ""
@@ -142,13 +128,13 @@ class Play(_Section):
     drain_timeout_s: Seconds = 900.0
 
 
-class Tells(_Section):
+class Tells(StrictSection):
     operators: list[FibsName] = []
     help: str = "I am a backgammon program. Invite me to a match; 'tell {name} version' or 'level' tells more."
     interval_s: Seconds = 10.0
 
 
-class Records(_Section):
+class Records(StrictSection):
     dir: Path = Path("records")
     transcript: str = "logs/transcript-{user}.log"
     transcript_max_bytes: Annotated[int, Field(ge=1024)] = 10_000_000
@@ -156,7 +142,7 @@ class Records(_Section):
     ledger: Path = Path("logs/ledger.jsonl")
 
 
-class Local(_Section):
+class Local(StrictSection):
     port: Annotated[int, Field(ge=0, le=65535)] = 0
     length: Annotated[int, Field(ge=1)] = 3
     opponent: FibsName = "sparring"
@@ -164,7 +150,7 @@ class Local(_Section):
     timeout_s: Annotated[float, Field(gt=0)] = 1800.0
 
 
-class BotConfig(_Section):
+class BotConfig(StrictSection):
     server: Server = Server()
     account: Account = Account()
     engine: EngineSettings = EngineSettings()
@@ -175,43 +161,10 @@ class BotConfig(_Section):
     records: Records = Records()
     local: Local = Local()
 
-    @classmethod
-    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> BotConfig:
-        """Validate, turning pydantic's report into a ConfigError naming each bad key."""
-        try:
-            return super().model_validate(obj, *args, **kwargs)
-        except ValidationError as exc:
-            raise ConfigError(_describe(exc)) from None
-
-
-def _describe(exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(top)"
-        text = error["msg"]
-        if error["type"] == "extra_forbidden":
-            text = "unknown key"
-        elif error["type"] == "value_error":
-            text = str(error.get("ctx", {}).get("error", text))
-        problems.append(f"{where}: {text}")
-    return "; ".join(problems)
-
 
 def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> BotConfig:
     """Read and validate a YAML config; ConfigError names the file and the key."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of sections")
-    try:
-        return BotConfig.model_validate(data)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    return load_yaml(path, BotConfig)
 
 
 def password(account: Account, environ: dict[str, str] | None = None) -> str:

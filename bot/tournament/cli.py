@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bot.config import ConfigError
+from bot.yamlconfig import ConfigError
 from bot.tournament import config as tconfig
 from bot.tournament import report as reporting
 from bot.tournament.results import ResultsMismatch

@@ -22,12 +22,11 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from bot.config import ConfigError
+from bot.yamlconfig import LevelName, StrictSection, load_yaml
 from engine.levels import FILTER_NAMES, EvalSettings, Level, level as _level
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "config" / "tournament.yaml"
@@ -41,21 +40,13 @@ def _player_name(value: str) -> str:
     return value
 
 
-def _level_name(value: str) -> str:
-    return _level(value).name  # ValueError lists the valid names
-
-
 def _filter_name(value: str) -> str:
     if value.strip().lower() not in FILTER_NAMES:
         raise ValueError(f"unknown move filter {value!r}; valid: {', '.join(FILTER_NAMES)}")
     return value.strip().lower()
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Context(_Section):
+class Context(StrictSection):
     """Changes to an evaluation context; unset fields keep the base level's."""
 
     plies: Annotated[int, Field(ge=0, le=4)] | None = None
@@ -69,9 +60,9 @@ class Context(_Section):
         return base.with_(**self.model_dump(exclude_none=True))
 
 
-class Player(_Section):
+class Player(StrictSection):
     name: Annotated[str, AfterValidator(_player_name)]
-    level: Annotated[str, AfterValidator(_level_name)] | None = None
+    level: LevelName | None = None
     checker: Context | None = None
     cube: Context | None = None
 
@@ -90,19 +81,19 @@ class Player(_Section):
                      checker=checker, cube=cube)
 
 
-class Rules(_Section):
+class Rules(StrictSection):
     crawford: bool = True
     jacoby: bool = True  # money only
     beavers: bool = True  # money only
     resignations: bool = True  # players offer and answer resignations as gnubg's bot
 
 
-class Anchor(_Section):
+class Anchor(StrictSection):
     player: str | None = None  # default: the first player
     rating: float = 1500.0
 
 
-class TournamentConfig(_Section):
+class TournamentConfig(StrictSection):
     players: Annotated[list[Player], Field(min_length=2)]
     format: Literal["round robin", "gauntlet"] = "round robin"
     gauntlet_player: str | None = None  # default: the first player
@@ -114,7 +105,7 @@ class TournamentConfig(_Section):
     output: Path = Path("tournaments/default")
     rules: Rules = Rules()
     anchor: Anchor = Anchor()
-    analysis_level: Annotated[str, AfterValidator(_level_name)] | None = None
+    analysis_level: LevelName | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> TournamentConfig:
@@ -143,36 +134,7 @@ class TournamentConfig(_Section):
         fields = self.model_dump(mode="json", exclude={"matches", "output", "anchor"})
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
-    @classmethod
-    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> TournamentConfig:
-        """Validate, turning pydantic's report into a ConfigError naming each bad key."""
-        try:
-            return super().model_validate(obj, *args, **kwargs)
-        except ValidationError as exc:
-            raise ConfigError(_describe(exc)) from None
-
-
-def _describe(exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(top)"
-        text = "unknown key" if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, ")
-        problems.append(f"{where}: {text}")
-    return "; ".join(problems)
-
 
 def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> TournamentConfig:
     """Read and validate a tournament YAML file; ConfigError names the file and key."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: {exc.strerror}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping")
-    try:
-        return TournamentConfig.model_validate(data)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    return load_yaml(path, TournamentConfig)
