@@ -1,6 +1,7 @@
 /* Bearoff databases and the race-backgammon override (spec 6.1-6.4). */
 #include "bearoff.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -481,40 +482,49 @@ static const int racebg_rows[461][5] = {
 static const unsigned short racebg_first[32] = {0, 0, 6, 12, 27, 33, 48, 63, 83, 89, 104, 119, 139, 154, 174, 194, 209, 215, 230, 245, 265, 280, 300, 320, 335, 350, 370, 390, 405, 425, 440, 455};
 static const unsigned short racebg_count[32] = {0, 6, 6, 15, 6, 15, 15, 20, 6, 15, 15, 20, 15, 20, 20, 15, 6, 15, 15, 20, 15, 20, 20, 15, 15, 20, 20, 15, 20, 15, 15, 6};
 
+/* Binomial coefficients C(n, r) for n, r <= 40 (truncated to 32 bits like
+ * every index sum): bg_bearoff_index runs for every race evaluation, and a
+ * table lookup replaces a loop of 64-bit divisions. */
+#define BINOM_N 41
+static unsigned int BINOM[BINOM_N][BINOM_N];
+static pthread_once_t binom_once = PTHREAD_ONCE_INIT;
+
+static void binom_init(void)
+{
+    unsigned long long row[BINOM_N] = {1};
+    for (int n = 0; n < BINOM_N; n++) {
+        for (int r = n; r > 0; r--)
+            row[r] += row[r - 1];
+        for (int r = 0; r < BINOM_N; r++)
+            BINOM[n][r] = (unsigned int)row[r];
+    }
+}
+
 static unsigned int binom(int n, int r)
 {
-    if (r < 0 || r > n)
-        return 0;
-    unsigned long long c = 1;
-    if (r > n - r)
-        r = n - r;
-    for (int i = 1; i <= r; i++)
-        c = c * (unsigned long long)(n - r + i) / (unsigned long long)i;
-    return (unsigned int)c;
+    pthread_once(&binom_once, binom_init);
+    return BINOM[n][r];
 }
 
 unsigned int bg_bearoff_index(const unsigned int *side, int n_points, int n_chequers)
 {
-    /* Bit string: bit (P-1 + total) set, then one bit per point boundary. */
-    unsigned long long bits = 0;
+    /* gnubg's index: a bit string with bit P-1+total set, then one bit per
+     * point boundary going down; each set bit at a position j below P+C adds
+     * C(j, r), r = the set bits not yet counted (P at the top). Walking the
+     * points visits exactly those bits, top first; gnubg's loop stops once
+     * only r positions are left, where C(j, r) = 0 anyway. */
     int j = n_points - 1;
     for (int i = 0; i < n_points; i++)
         j += (int)side[i];
     if (j >= 64)
         return 0;
-    bits |= 1ULL << j;
-    for (int i = 0; i < n_points - 1; i++) {
-        j -= (int)side[i] + 1;
-        bits |= 1ULL << j;
-    }
+    pthread_once(&binom_once, binom_init);
     unsigned int idx = 0;
     int n = n_chequers + n_points, r = n_points;
-    while (n != r && n > 0) {
-        if (bits & (1ULL << (n - 1))) {
-            idx += binom(n - 1, r);
-            r--;
-        }
-        n--;
+    for (int i = 0; i < n_points; i++) {
+        if (j < n)
+            idx += BINOM[j][r--];
+        j -= (int)side[i] + 1;
     }
     return idx;
 }
@@ -709,6 +719,26 @@ void bg_bearoff_os_dist(const bg_bearoff_os *db, unsigned int id, unsigned short
         for (int i = 0; i < 32; i++)
             gammon[i] = (unsigned short)rd16(p + 64 + 2 * i);
     }
+}
+
+int bg_bearoff_os_max_rolls(const bg_bearoff_os *db, unsigned int id)
+{
+    if (id >= db->n_pos)
+        return 0;
+    const unsigned char *p;
+    int first = 0, n = 32;
+    if (db->compressed) {
+        const unsigned char *e = db->data + 40 + (size_t)id * 8;
+        p = db->data + 40 + (size_t)db->n_pos * 8 + 2 * (size_t)rd32(e);
+        n = e[4];
+        first = e[5];
+    } else {
+        p = db->data + 40 + (size_t)id * 128;
+    }
+    for (int i = n - 1; i >= 0; i--)
+        if (rd16(p + 2 * i))
+            return first + i;
+    return 0;
 }
 
 static unsigned int side_total(const unsigned int *s)

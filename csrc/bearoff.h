@@ -43,6 +43,10 @@ unsigned int bg_bearoff_index(const unsigned int *side, int n_points, int n_cheq
 void bg_bearoff_os_dist(const bg_bearoff_os *db, unsigned int id, unsigned short prob[32],
                         unsigned short gammon[32]);
 
+/* The largest i with prob[i] != 0 in bg_bearoff_os_dist's prob (0 if none),
+ * read without expanding the distribution (the sanity check's bearoff length). */
+int bg_bearoff_os_max_rolls(const bg_bearoff_os *db, unsigned int id);
+
 /* 0-ply outputs for BEAROFF1 / BEAROFF2 positions. */
 void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5]);
 void bg_bearoff_ts_eval(const bg_bearoff_ts *db, const bg_board b, float out[5]);

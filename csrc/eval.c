@@ -10,12 +10,11 @@
 
 /* ---- classification (spec 1.3) ---------------------------------------- */
 
+/* The highest occupied index (24 = bar), -1 for none. */
 static int highest(const unsigned int *s)
 {
-    int back = -1;
-    for (int i = 0; i < 25; i++)
-        back = s[i] ? i : back;
-    return back;
+    uint32_t occ = bg_occupied(s);
+    return occ ? 31 - __builtin_clz(occ) : -1;
 }
 
 static unsigned int total(const unsigned int *s)
@@ -83,39 +82,27 @@ static void eval_over(const bg_board b, float out[5])
 
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
 {
-    int ac[2], back[2], cross[2], gcross[2], maxt[2] = {0, 0};
+    int ac[2], back[2], cross[2] = {0, 0}, gcross[2] = {0, 0}, maxt[2] = {0, 0};
     for (int j = 0; j < 2; j++) {
-        const unsigned int *s = b[j];
-        int a = 0, bk = -1, c = 0, g = 1;
-        for (int i = 0; i < 24; i++) {
-            int n = (int)s[i], q = i / 6;
-            a += n;
-            c += (q + 1) * n;
-            g += q * n;
-            bk = n ? i : bk;
-        }
-        int n = (int)s[24];
-        ac[j] = a + n;
-        back[j] = n ? 24 : bk;
-        cross[j] = c + 5 * n;
-        gcross[j] = g + 4 * n;
+        ac[j] = (int)total(b[j]);
+        back[j] = highest(b[j]);
     }
+    /* the crossovers and bearoff lengths matter only without contact */
     int contact = back[0] + back[1] >= 24;
     if (!contact) {
         for (int j = 0; j < 2; j++) {
-            if (back[j] < 6) {
-                unsigned short p[32], g[32];
-                bg_bearoff_os_dist(os, bg_bearoff_index(b[j], 6, 15), p, g);
-                int m = 0;
-                for (int i = 31; i >= 0; i--)
-                    if (p[i]) {
-                        m = i;
-                        break;
-                    }
-                maxt[j] = m;
-            } else {
-                maxt[j] = 2 * cross[j];
-            }
+            const unsigned int *s = b[j];
+            int q[4] = {0, 0, 0, 0}; /* chequers per quarter */
+            for (int t = 0; t < 4; t++)
+                for (int i = 0; i < 6; i++)
+                    q[t] += (int)s[6 * t + i];
+            int n = (int)s[24];
+            cross[j] = q[0] + 2 * q[1] + 3 * q[2] + 4 * q[3] + 5 * n;
+            gcross[j] = 1 + q[1] + 2 * q[2] + 3 * q[3] + 4 * n;
+        }
+        for (int j = 0; j < 2; j++) {
+            maxt[j] = back[j] < 6 ? bg_bearoff_os_max_rolls(os, bg_bearoff_index(b[j], 6, 15))
+                                  : 2 * cross[j];
         }
         if (maxt[1] == 0)
             maxt[1] = 1;
@@ -291,23 +278,30 @@ void bg_cache_clear(bg_cache *c)
  * more than 15 chequers a side. */
 static int board_key(const bg_board b, uint32_t key[3])
 {
-    uint64_t k[2] = {0, 0};
-    int bit = 0;
+    /* Each side: n one bits per point, each followed by a zero, so the
+     * zeros sit at the running totals plus the point numbers; at most
+     * 15 + 25 bits a side. */
+    uint64_t side[2];
+    int len[2];
     for (int s = 0; s < 2; s++) {
         unsigned int t = 0;
+        for (int i = 0; i < 25; i++)
+            t += b[s][i] > 15 ? 16 : b[s][i];
+        if (t > 15)
+            return -1;
+        uint64_t zeros = 0;
+        int p = -1;
         for (int i = 0; i < 25; i++) {
-            unsigned int n = b[s][i];
-            t += n;
-            if (t > 15)
-                return -1;
-            for (unsigned int c = 0; c < n; c++, bit++)
-                k[bit >> 6] |= 1ULL << (bit & 63);
-            bit++;
+            p += (int)b[s][i] + 1;
+            zeros |= 1ULL << p;
         }
+        len[s] = (int)t + 25;
+        side[s] = ~zeros & ((1ULL << len[s]) - 1);
     }
-    key[0] = (uint32_t)k[0];
-    key[1] = (uint32_t)(k[0] >> 32);
-    key[2] = (uint32_t)k[1] & 0xffffu;
+    uint64_t k0 = side[0] | side[1] << len[0], k1 = side[1] >> (64 - len[0]);
+    key[0] = (uint32_t)k0;
+    key[1] = (uint32_t)(k0 >> 32);
+    key[2] = (uint32_t)k1 & 0xffffu;
     return 0;
 }
 

@@ -3,7 +3,44 @@
 #ifndef BG_INPUTS_H
 #define BG_INPUTS_H
 
+#include <stdint.h>
+
 #include "types.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#if defined(__SSE2__)
+/* One side's points 0..23 as bytes (counts are small): lo = points 0..15,
+ * hi = points 16..23 then zeros; one compare + movemask gives a bitmap. */
+static inline void bg_pack_points(const unsigned int *s, __m128i *lo, __m128i *hi)
+{
+    const __m128i *p = (const __m128i *)s;
+    *lo = _mm_packs_epi16(_mm_packs_epi32(_mm_loadu_si128(p), _mm_loadu_si128(p + 1)),
+                          _mm_packs_epi32(_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)));
+    *hi = _mm_packs_epi16(_mm_packs_epi32(_mm_loadu_si128(p + 4), _mm_loadu_si128(p + 5)),
+                          _mm_setzero_si128());
+}
+#endif
+
+/* Bitmap of one side's occupied points 0..24 (bit 24 = bar). */
+static inline uint32_t bg_occupied(const unsigned int *s)
+{
+#if defined(__SSE2__)
+    __m128i lo, hi;
+    bg_pack_points(s, &lo, &hi);
+    const __m128i zero = _mm_setzero_si128();
+    uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
+                     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
+    return (~empty & 0xffffffu) | (uint32_t)(s[24] != 0) << 24;
+#else
+    uint32_t m = 0;
+    for (int i = 0; i < 25; i++)
+        m |= (uint32_t)(s[i] != 0) << i;
+    return m;
+#endif
+}
 
 #define BG_N_BASE_INPUTS 200
 #define BG_N_RACE_INPUTS 214

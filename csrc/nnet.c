@@ -611,6 +611,16 @@ __attribute__((target("avx2"))) static inline __m256 sigmoid_avx2(__m256 z)
     return s;
 }
 
+/* out[o] = S(-beta_output * r[o]): the scalar sigmoid's values, all outputs
+ * at once and without its unpredictable sign branch. */
+__attribute__((target("avx2"))) static inline void output_sigmoid_avx2(const bg_net *net, __m256 r,
+                                                                       float *out)
+{
+    float s[8];
+    _mm256_storeu_ps(s, sigmoid_avx2(_mm256_mul_ps(_mm256_set1_ps(-net->beta_output), r)));
+    memcpy(out, s, (size_t)net->n_out * sizeof(float));
+}
+
 /* Output layer with 4 partial sums per output (see output_layer_generic),
  * the 5 outputs in the lanes of one vector. */
 __attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net, const float *h,
@@ -627,11 +637,7 @@ __attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net,
     }
     __m256 r = _mm256_add_ps(_mm256_loadu_ps(net->th_out),
                              _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3)));
-    float rr[8];
-    _mm256_storeu_ps(rr, r);
-    float no = -net->beta_output;
-    for (int o = 0; o < net->n_out; o++)
-        out[o] = bg_sigmoid(no * rr[o]);
+    output_sigmoid_avx2(net, r, out);
 }
 
 __attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const int *idx,
@@ -722,14 +728,14 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
                                                _mm512_load_ps(net->w_out_q + 16 * t)));
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(h4, _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    float s[20];
+    float s[20], r[8] = {0};
     _mm512_storeu_ps(s, acc);
     _mm_storeu_ps(s + 16, acc4);
-    float no = -net->beta_output;
     for (int o = 0; o < 5; o++) {
         const float *l = s + 4 * o;
-        out[o] = bg_sigmoid(no * (net->th_out[o] + ((l[0] + l[2]) + (l[1] + l[3]))));
+        r[o] = net->th_out[o] + ((l[0] + l[2]) + (l[1] + l[3]));
     }
+    output_sigmoid_avx2(net, _mm256_loadu_ps(r), out);
 }
 
 __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net, const int *idx,

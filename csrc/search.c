@@ -460,68 +460,23 @@ static void score_leaf(worker *w, const bg_board nb, int cls, const float p[5],
     *s1 = score_from_cubeful(cf, ci_move);
 }
 
-/* The pruning net's outputs for b (spec 3.3), as bg_eval_prune computes them
- * (same inputs in the same order, same kernel), with a leaner input builder:
- * only the non-zero codes of the base encoding are written. */
-static const unsigned char PRUNE_FIRST[16] = {0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
-static const float PRUNE_HALF[16] = {0, 0, 0, 0, 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f, 4, 4.5f, 5, 5.5f, 6};
-
-static int prune_inputs(const bg_board b, int *idx, float *val)
+/* Result i of the last generation, swapped: the opponent on roll. */
+static void result_for_opponent(const worker *w, int i, bg_board nb)
 {
-    /* branch-free: every slot is written, the count advances over the non-zero ones */
-    int m = 0;
-    for (int s = 0; s < 2; s++) {
-        const unsigned int *side = b[s];
-        int base = 100 * s;
-        for (int i = 0; i < 24; i++) {
-            unsigned int n = side[i] > 15 ? 15 : side[i];
-            int k = base + 4 * i;
-            idx[m] = k + PRUNE_FIRST[n];
-            val[m] = 1.0f;
-            m += n != 0;
-            idx[m] = k + 3;
-            val[m] = PRUNE_HALF[n];
-            m += n > 3;
-        }
-        unsigned int n = side[24] > 15 ? 15 : side[24];
-        int k = base + 96;
-        for (unsigned int j = 0; j < 3; j++) {
-            idx[m] = k + (int)j;
-            val[m] = 1.0f;
-            m += n > j;
-        }
-        idx[m] = k + 3;
-        val[m] = PRUNE_HALF[n];
-        m += n > 3;
-    }
-    return m;
-}
-
-static void prune_eval(const struct bg_engine *e, const bg_board b, int cls, float out[5])
-{
-    int idx[BG_N_BASE_INPUTS + 1];
-    float val[BG_N_BASE_INPUTS + 1];
-    int m = prune_inputs(b, idx, val);
-    int net = cls == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
-              : cls == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
-                                        : BG_NET_PRUNE_CONTACT;
-    e->forward(&e->nets.net[net], idx, val, m, out);
-    if (cls == BG_CLASS_RACE)
-        bg_race_bg_override(&e->os, &e->ts, b, out);
-    bg_sanity_check(&e->os, b, out);
+    memcpy(nb[0], w->sc->results[i][1], sizeof nb[0]);
+    memcpy(nb[1], w->sc->results[i][0], sizeof nb[1]);
 }
 
 /* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results the
  * pruning net rates worst for the opponent; 0 if pruning does not apply. */
 static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
 {
-    float *sc = w->sc->pscore;
+    float *sc = w->sc->pscore; /* sc[t]: the score of order[t] */
     int *order = w->sc->order;
-    int c0 = -1;
+    int c0 = -1, kept = 0;
     for (int i = 0; i < n; i++) {
         bg_board nb;
-        memcpy(nb[0], w->sc->results[i][1], sizeof nb[0]);
-        memcpy(nb[1], w->sc->results[i][0], sizeof nb[1]);
+        result_for_opponent(w, i, nb);
         int c = bg_classify_board((const unsigned int(*)[25])nb);
         if (i == 0) {
             c0 = c;
@@ -531,20 +486,19 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
             return 0;
         }
         float q[5];
-        prune_eval(w->e, (const unsigned int(*)[25])nb, c0, q);
-        sc[i] = utility(q, ci_opp);
-        order[i] = i;
-    }
-    /* selection of the `keep` lowest, ties in generation order */
-    for (int t = 0; t < keep; t++) {
-        int best = t;
-        for (int j = t + 1; j < n; j++)
-            if (sc[order[j]] < sc[order[best]] ||
-                (sc[order[j]] == sc[order[best]] && order[j] < order[best]))
-                best = j;
-        int tmp = order[t];
-        order[t] = order[best];
-        order[best] = tmp;
+        bg_eval_prune(w->e, (const unsigned int(*)[25])nb, c0, q);
+        float u = utility(q, ci_opp);
+        /* keep the `keep` lowest sorted, ties in generation order: an equal
+         * score comes later, so it goes after (or is dropped) */
+        if (kept == keep && !(u < sc[keep - 1]))
+            continue;
+        int t = kept < keep ? kept++ : keep - 1;
+        for (; t > 0 && u < sc[t - 1]; t--) {
+            sc[t] = sc[t - 1];
+            order[t] = order[t - 1];
+        }
+        sc[t] = u;
+        order[t] = i;
     }
     return 1;
 }
@@ -581,8 +535,7 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
     for (int t = 0; t < m; t++) {
         int i = pruned ? w->sc->order[t] : t;
         bg_board nb; /* the result with the opponent on roll */
-        memcpy(nb[0], w->sc->results[i][1], sizeof nb[0]);
-        memcpy(nb[1], w->sc->results[i][0], sizeof nb[1]);
+        result_for_opponent(w, i, nb);
         float p[5], s1, s2;
         int cls = leaf_probs(w, (const unsigned int(*)[25])nb, p);
         score_leaf(w, (const unsigned int(*)[25])nb, cls, p, ci_move, &ci_opp, kids, &s1, &s2);
@@ -1287,6 +1240,29 @@ int bg_search_selftest_results(const unsigned int *boards, int n_boards)
     return bad;
 }
 
+/* The base encoding (spec 3.1) written densely and directly, the reference
+ * for the sparse builder behind bg_eval_prune. */
+static void dense_base_reference(const bg_board b, float *in)
+{
+    memset(in, 0, BG_N_BASE_INPUTS * sizeof(float));
+    for (int s = 0; s < 2; s++) {
+        float *x = in + 100 * s;
+        for (int i = 0; i < 24; i++) {
+            unsigned int n = b[s][i];
+            if (n >= 1 && n <= 3)
+                x[4 * i + (int)n - 1] = 1.0f;
+            if (n >= 3) {
+                x[4 * i + 2] = 1.0f;
+                x[4 * i + 3] = (float)(n - 3) / 2.0f;
+            }
+        }
+        unsigned int n = b[s][24];
+        for (unsigned int j = 0; j < 3; j++)
+            x[96 + j] = n > j ? 1.0f : 0.0f;
+        x[99] = n > 3 ? (float)(n - 3) / 2.0f : 0.0f;
+    }
+}
+
 int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int n_boards)
 {
     int bad = 0;
@@ -1294,10 +1270,19 @@ int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int
         bg_board b;
         if (load_board(boards + 50 * (size_t)i, b))
             return -1;
+        const unsigned int(*cb)[25] = (const unsigned int(*)[25])b;
+        float in[BG_N_BASE_INPUTS];
+        dense_base_reference(cb, in);
         for (int cls = BG_CLASS_RACE; cls <= BG_CLASS_CONTACT; cls++) {
+            int net = cls == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
+                      : cls == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
+                                                : BG_NET_PRUNE_CONTACT;
             float x[5], y[5];
-            bg_eval_prune(e, (const unsigned int(*)[25])b, cls, x);
-            prune_eval(e, (const unsigned int(*)[25])b, cls, y);
+            bg_eval_prune(e, cb, cls, x);
+            bg_forward_dense(e->forward, &e->nets.net[net], in, y);
+            if (cls == BG_CLASS_RACE)
+                bg_race_bg_override(&e->os, &e->ts, cb, y);
+            bg_sanity_check(&e->os, cb, y);
             bad += memcmp(x, y, sizeof x) != 0;
         }
     }

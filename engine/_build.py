@@ -18,7 +18,10 @@ def _cdef_text() -> str:
 
 
 def _compile_args() -> list[str]:
-    args = ["-std=c11", "-O3", "-fno-strict-aliasing", "-ffp-contract=off", "-pthread"]
+    # -fno-semantic-interposition: calls between functions of one file may be
+    # inlined (bg_sigmoid, bg_classify_board...) although the module is PIC
+    args = ["-std=c11", "-O3", "-fno-strict-aliasing", "-ffp-contract=off", "-pthread",
+            "-fno-semantic-interposition"]
     if os.environ.get("FIBSBOT_NATIVE") == "1":
         args.append("-march=native")
     if os.environ.get("FIBSBOT_SANITIZE") == "1":
