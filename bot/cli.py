@@ -11,7 +11,11 @@ from engine.position import Position
 
 
 def parse_gnubg_id(text: str) -> tuple[Position, MatchState | None]:
-    """Accept ``POSITIONID`` or gnubg's ``POSITIONID:MATCHID``."""
+    """Accept ``POSITIONID``, gnubg's ``POSITIONID:MATCHID``, or an ``XGID=...``."""
+    if text.strip().startswith("XGID="):
+        from engine.xgid import from_xgid
+
+        return from_xgid(text)
     pid, _, mid = text.strip().partition(":")
     return Position.from_position_id(pid), MatchState.from_match_id(mid) if mid else None
 
@@ -44,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fibsbot", description="A FIBS backgammon bot with a gnubg-grade engine.")
     sub = parser.add_subparsers(dest="command", required=True)
     hint = sub.add_parser("hint", help="rank the plays of a position (gnubg position ID[:match ID])")
-    hint.add_argument("id", help="gnubg position ID, or POSITIONID:MATCHID")
+    hint.add_argument("id", help="gnubg position ID, POSITIONID:MATCHID, or XGID=...")
     hint.add_argument("--dice", type=parse_dice, help="the roll, e.g. 31; without dice: the cube analysis")
     hint.add_argument("--level", default="expert",
                       help='a gnubg level: beginner ... expert, "world class", supremo, grandmaster, 4ply (default expert)')
