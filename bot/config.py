@@ -11,7 +11,7 @@ file's values: it comes from an environment variable or a file named in
 >>> BotConfig.model_validate({"invitations": {"max_lenght": 5}})
 Traceback (most recent call last):
 ...
-bot.config.ConfigError: invitations.max_lenght: unknown key
+bot.yamlconfig.ConfigError: invitations.max_lenght: unknown key
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ with its chequer-play / cube contexts changed (fields of
 >>> TournamentConfig.model_validate({"players": [{"name": "a", "level": "expert", "plys": 2}]})
 Traceback (most recent call last):
 ...
-bot.config.ConfigError: players.0.plys: unknown key
+bot.yamlconfig.ConfigError: players.0.plys: unknown key
 """
 
 from __future__ import annotations
