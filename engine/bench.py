@@ -12,8 +12,11 @@ absolute times, are the claim: both run on this machine, one thread each.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from engine.sampling import ALL_ROLLS, random_game_positions
 
@@ -37,6 +40,20 @@ def best_rate(fn: Callable[[], int], repeats: int = 3) -> float:
         items = fn()
         best = max(best, items / (time.perf_counter() - start))
     return best
+
+
+def silently(fn: Callable[..., Any], *args: Any) -> Any:
+    """Runs fn with the C library's stdout (fd 1) sent to /dev/null (gnubg prints there)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        return fn(*args)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
 
 
 def quiet_gnubg() -> object:

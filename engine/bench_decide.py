@@ -30,20 +30,10 @@ import sys
 import time
 from collections.abc import Callable
 
+from engine.bench import silently
 from engine.sampling import random_game_positions
 
 
-def _silently(fn: Callable, *args):
-    sys.stdout.flush()
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        return fn(*args)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
 
 
 def _captured(fn: Callable, *args) -> str:
@@ -101,7 +91,7 @@ def run_decide(args: argparse.Namespace) -> None:
     from engine.levels import level
     from engine.match import MatchState
 
-    gnubg = _silently(quiet_gnubg)
+    gnubg = silently(quiet_gnubg)
     engine = Engine()
     rng = random.Random(SEED)
     positions = random_game_positions(max(args.positions, 300), seed=SEED)
@@ -111,8 +101,8 @@ def run_decide(args: argparse.Namespace) -> None:
     repeats = 3
 
     def flush_gnubg() -> None:
-        _silently(gnubg.command, "set cache 1024")
-        _silently(gnubg.command, "set cache 65536")
+        silently(gnubg.command, "set cache 1024")
+        silently(gnubg.command, "set cache 65536")
 
     print(f"decide: seeded positions from random games (seed {SEED}), money play, Jacoby, centred cube;")
     print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} runs, caches emptied")
@@ -159,13 +149,13 @@ def run_decide(args: argparse.Namespace) -> None:
         mid = money.match_id()
         for c in (f"set evaluation cubedecision evaluation plies {plies}",
                   f"set evaluation cubedecision evaluation prune {'on' if plies else 'off'}"):
-            _silently(gnubg.command, c)
+            silently(gnubg.command, c)
         ctx = gnubg.evalcontext(1, plies, 1, int(plies > 0), 0.0)
 
         def hint() -> int:
             flush_gnubg()
             for p in ps:
-                _silently(gnubg.setgnubgid, f"{p.position_id()}:{mid}")
+                silently(gnubg.setgnubgid, f"{p.position_id()}:{mid}")
                 _captured(gnubg.command, "hint")
             return n
 
@@ -190,8 +180,8 @@ def run_decide(args: argparse.Namespace) -> None:
         row("ours Engine.cube_decision, 1 thread", _best_rate(ours(1), repeats), reference)
         if plies:
             row("ours Engine.cube_decision, 2 threads", _best_rate(ours(2), repeats), reference)
-        _silently(gnubg.command, "set evaluation cubedecision evaluation plies 0")
-        _silently(gnubg.command, "set evaluation cubedecision evaluation prune off")
+        silently(gnubg.command, "set evaluation cubedecision evaluation plies 0")
+        silently(gnubg.command, "set evaluation cubedecision evaluation prune off")
 
     cube_bench("Cube decisions at 0 ply (Expert)", 0, min(args.positions, 300), level("expert", flavour="gnubg-1.1"))
     cube_bench("Cube decisions at 2 plies (World class)", 2, min(args.positions, 60), wc)

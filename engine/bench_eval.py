@@ -18,36 +18,20 @@ and the class agreement.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections import Counter
 
 import numpy as np
 
 
-def _silently(fn, *args):
-    """Runs fn with the C library's stdout (fd 1) sent to /dev/null."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        return fn(*args)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
-
-
 def run_eval(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, best_rate, quiet_gnubg, row
+    from engine.bench import SEED, best_rate, quiet_gnubg, row, silently
     from engine.evaluator import Engine
     from engine.sampling import random_game_positions
 
     positions = random_game_positions(args.positions, seed=SEED)
     boards = [p.board for p in positions]
     array = np.array(boards, dtype=np.int64)
-    gnubg = _silently(quiet_gnubg)
+    gnubg = silently(quiet_gnubg)
     cube, context = gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 1, 0, 0.0)
     engine = Engine(cache_log2=0)
 
@@ -60,8 +44,8 @@ def run_eval(args: argparse.Namespace) -> None:
           f"classes agree {np.mean(our_classes == their_classes):.2%}")
 
     def gnubg_run() -> int:
-        _silently(gnubg.command, "set cache 1024")  # resizing empties gnubg's cache
-        _silently(gnubg.command, "set cache 524288")
+        silently(gnubg.command, "set cache 1024")  # resizing empties gnubg's cache
+        silently(gnubg.command, "set cache 524288")
         for b in boards:
             gnubg.evaluate(b, cube, context)
         return len(boards)
