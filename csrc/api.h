@@ -258,10 +258,10 @@ int bg_evaluate_nply(const bg_engine *engine, bg_cache *cache, const unsigned in
 /* Test hook: the search's own results generator against bg_legal_moves on
  * every roll of n boards (both die orders); returns the mismatches. */
 int bg_search_selftest_results(const unsigned int *boards, int n_boards);
-/* Test hook: the search's pruning-net evaluation (bg_eval_prune, sparse
- * inputs) against the same nets on a directly written dense base encoding
- * (every prune net on every board); returns the boards x nets that differ in
- * a bit. */
+/* Test hook: the search's pruning-net evaluation (bg_eval_prune_many: sparse
+ * inputs, batches of 1..8 boards) against the single-position kernel on a
+ * directly written dense base encoding (every prune net on every board);
+ * returns the boards x nets that differ in a bit. */
 int bg_search_selftest_prune(const bg_engine *engine, const unsigned int *boards, int n_boards);
 
 #endif

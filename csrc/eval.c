@@ -198,19 +198,6 @@ int bg_eval0_raw(const struct bg_engine *e, const bg_board b, float out[5])
     return eval_class(e, b, out, 0);
 }
 
-void bg_eval_prune(const struct bg_engine *e, const bg_board b, int pos_class, float out[5])
-{
-    bg_sparse in;
-    bg_sparse_base(b, &in);
-    int net = pos_class == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
-              : pos_class == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
-                                              : BG_NET_PRUNE_CONTACT;
-    e->forward(&e->nets.net[net], in.idx, in.val, in.n, out);
-    if (pos_class == BG_CLASS_RACE)
-        bg_race_bg_override(&e->os, &e->ts, b, out);
-    bg_sanity_check(&e->os, b, out);
-}
-
 /* ---- cache ------------------------------------------------------------- */
 
 /* One slot: a sequence counter (odd while written) guarding the key and the

@@ -30,12 +30,6 @@ int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5]);
  * database classes and OVER as in bg_eval0. */
 int bg_eval0_raw(const struct bg_engine *e, const bg_board b, float out[5]);
 
-/* The pruning nets (spec 3.5, used by >= 1-ply searches): outputs of b with
- * the prune net of pos_class (RACE, CRASHED or CONTACT: the class shared by
- * all candidates), then for RACE the race-backgammon override, then the
- * sanity check. Not yet checked against gnubg's pruning. */
-void bg_eval_prune(const struct bg_engine *e, const bg_board b, int pos_class, float out[5]);
-
 /* Same as bg_eval0, through a cache (cache may be NULL). */
 struct bg_cache;
 int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,

@@ -482,6 +482,15 @@ static void output_layer_generic(const bg_net *net, const float *h, float *out)
     }
 }
 
+/* The hidden sigmoid on the sums h, then the output layer. */
+static void finish_generic(const bg_net *net, float *h, float *out)
+{
+    float nb = -net->beta_hidden;
+    for (int k = 0; k < net->n_hidden; k++)
+        h[k] = bg_sigmoid(nb * h[k]);
+    output_layer_generic(net, h, out);
+}
+
 void bg_forward_generic(const bg_net *net, const int *idx, const float *val, int n, float *out)
 {
     const int nh = net->n_hidden;
@@ -498,10 +507,7 @@ void bg_forward_generic(const bg_net *net, const int *idx, const float *val, int
                 acc[k] += row[k] * x;
         }
     }
-    float nb = -net->beta_hidden;
-    for (int k = 0; k < nh; k++)
-        acc[k] = bg_sigmoid(nb * acc[k]);
-    output_layer_generic(net, acc, out);
+    finish_generic(net, acc, out);
 }
 
 void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out)
@@ -520,6 +526,35 @@ void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float
 #ifdef BG_X86
 
 /* SSE2 (baseline x86-64): 4 hidden units per vector, blocks of 32 units. */
+static void finish_sse2(const bg_net *net, float *h, float *out)
+{
+    const int nh = net->n_hidden;
+    float nb = -net->beta_hidden;
+    for (int k = 0; k < nh; k++)
+        h[k] = bg_sigmoid(nb * h[k]);
+    __m128 lo[4], hi[4];
+    for (int L = 0; L < 4; L++)
+        lo[L] = hi[L] = _mm_setzero_ps();
+    for (int k = 0; k < nh; k += 4) {
+        for (int L = 0; L < 4; L++) {
+            const float *v = net->w_out_t + (size_t)(k + L) * BG_NET_OUT_LANES;
+            __m128 x = _mm_set1_ps(h[k + L]);
+            lo[L] = _mm_add_ps(lo[L], _mm_mul_ps(x, _mm_load_ps(v)));
+            hi[L] = _mm_add_ps(hi[L], _mm_mul_ps(x, _mm_load_ps(v + 4)));
+        }
+    }
+    __m128 r0 = _mm_add_ps(_mm_loadu_ps(net->th_out),
+                           _mm_add_ps(_mm_add_ps(lo[0], lo[2]), _mm_add_ps(lo[1], lo[3])));
+    __m128 r1 = _mm_add_ps(_mm_loadu_ps(net->th_out + 4),
+                           _mm_add_ps(_mm_add_ps(hi[0], hi[2]), _mm_add_ps(hi[1], hi[3])));
+    float r[8];
+    _mm_storeu_ps(r, r0);
+    _mm_storeu_ps(r + 4, r1);
+    float no = -net->beta_output;
+    for (int o = 0; o < net->n_out; o++)
+        out[o] = bg_sigmoid(no * r[o]);
+}
+
 static void forward_sse2(const bg_net *net, const int *idx, const float *val, int m, float *out)
 {
     const int nh = net->n_hidden;
@@ -567,30 +602,7 @@ static void forward_sse2(const bg_net *net, const int *idx, const float *val, in
                 _mm_store_ps(h + base + 4 * v, a[v]);
         }
     }
-    float nb = -net->beta_hidden;
-    for (int k = 0; k < nh; k++)
-        h[k] = bg_sigmoid(nb * h[k]);
-    __m128 lo[4], hi[4];
-    for (int L = 0; L < 4; L++)
-        lo[L] = hi[L] = _mm_setzero_ps();
-    for (int k = 0; k < nh; k += 4) {
-        for (int L = 0; L < 4; L++) {
-            const float *v = net->w_out_t + (size_t)(k + L) * BG_NET_OUT_LANES;
-            __m128 x = _mm_set1_ps(h[k + L]);
-            lo[L] = _mm_add_ps(lo[L], _mm_mul_ps(x, _mm_load_ps(v)));
-            hi[L] = _mm_add_ps(hi[L], _mm_mul_ps(x, _mm_load_ps(v + 4)));
-        }
-    }
-    __m128 r0 = _mm_add_ps(_mm_loadu_ps(net->th_out),
-                           _mm_add_ps(_mm_add_ps(lo[0], lo[2]), _mm_add_ps(lo[1], lo[3])));
-    __m128 r1 = _mm_add_ps(_mm_loadu_ps(net->th_out + 4),
-                           _mm_add_ps(_mm_add_ps(hi[0], hi[2]), _mm_add_ps(hi[1], hi[3])));
-    float r[8];
-    _mm_storeu_ps(r, r0);
-    _mm_storeu_ps(r + 4, r1);
-    float no = -net->beta_output;
-    for (int o = 0; o < net->n_out; o++)
-        out[o] = bg_sigmoid(no * r[o]);
+    finish_sse2(net, h, out);
 }
 
 /* AVX2: 8 hidden units per vector, blocks of 64 units, vector sigmoid. */
@@ -638,6 +650,14 @@ __attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net,
     __m256 r = _mm256_add_ps(_mm256_loadu_ps(net->th_out),
                              _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3)));
     output_sigmoid_avx2(net, r, out);
+}
+
+__attribute__((target("avx2"))) static void finish_avx2(const bg_net *net, float *h, float *out)
+{
+    const __m256 nb = _mm256_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < net->n_hidden; k += 8)
+        _mm256_store_ps(h + k, sigmoid_avx2(_mm256_mul_ps(nb, _mm256_load_ps(h + k))));
+    output_layer_avx2(net, h, out);
 }
 
 __attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const int *idx,
@@ -689,10 +709,7 @@ __attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, cons
                 _mm256_store_ps(h + base + 8 * v, a[v]);
         }
     }
-    const __m256 nb = _mm256_set1_ps(-net->beta_hidden);
-    for (int k = 0; k < nh; k += 8)
-        _mm256_store_ps(h + k, sigmoid_avx2(_mm256_mul_ps(nb, _mm256_load_ps(h + k))));
-    output_layer_avx2(net, h, out);
+    finish_avx2(net, h, out);
 }
 
 /* AVX-512: 16 hidden units per vector, all 128 in 8 registers. */
@@ -736,6 +753,19 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
         r[o] = net->th_out[o] + ((l[0] + l[2]) + (l[1] + l[3]));
     }
     output_sigmoid_avx2(net, _mm256_loadu_ps(r), out);
+}
+
+/* n_hidden a multiple of 16. */
+__attribute__((target("avx512f"))) static void finish_avx512(const bg_net *net, float *h,
+                                                            float *out)
+{
+    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < net->n_hidden; k += 16)
+        _mm512_store_ps(h + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h + k))));
+    if (net->n_out == 5)
+        output_layer_avx512(net, h, out);
+    else
+        output_layer_avx2(net, h, out);
 }
 
 __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net, const int *idx,
@@ -794,21 +824,33 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
             _mm512_store_ps(h + base, a);
         }
     }
-    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
-    for (int k = 0; k < nh; k += 16)
-        _mm512_store_ps(h + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h + k))));
-    if (net->n_out == 5)
-        output_layer_avx512(net, h, out);
+    finish_avx512(net, h, out);
+}
+
+void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
+{
+    if (f == forward_avx512 && net->n_hidden % 16 == 0)
+        finish_avx512(net, h, out);
+    else if (f == forward_avx512 || f == forward_avx2)
+        finish_avx2(net, h, out);
+    else if (f == forward_sse2)
+        finish_sse2(net, h, out);
     else
-        output_layer_avx2(net, h, out);
+        finish_generic(net, h, out);
+}
+
+int bg_forward_isa(bg_forward_fn f)
+{
+    return f == forward_avx512 ? BG_ISA_AVX512
+           : f == forward_avx2 ? BG_ISA_AVX2
+           : f == forward_sse2 ? BG_ISA_SSE2
+                               : BG_ISA_GENERIC;
 }
 
 const char *bg_forward_name(bg_forward_fn f)
 {
-    return f == forward_avx512 ? "avx512"
-           : f == forward_avx2 ? "avx2"
-           : f == forward_sse2 ? "sse2"
-                               : "generic";
+    static const char *const names[] = {"generic", "sse2", "avx2", "avx512"};
+    return names[bg_forward_isa(f)];
 }
 
 /* FIBSBOT_KERNEL=generic|sse2|avx2 forces a kernel (tests, benchmarks). */
@@ -832,7 +874,19 @@ bg_forward_fn bg_forward_select(void)
 
 #else
 
+void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
+{
+    (void)f;
+    finish_generic(net, h, out);
+}
+
 bg_forward_fn bg_forward_select(void) { return bg_forward_generic; }
+
+int bg_forward_isa(bg_forward_fn f)
+{
+    (void)f;
+    return BG_ISA_GENERIC;
+}
 
 const char *bg_forward_name(bg_forward_fn f)
 {

@@ -59,10 +59,19 @@ typedef void (*bg_forward_fn)(const bg_net *net, const int *idx, const float *va
 /* Picks the fastest kernel the CPU supports: AVX-512, AVX2, else SSE2 (the
  * x86-64 baseline) or portable C elsewhere. */
 bg_forward_fn bg_forward_select(void);
-/* "avx2", "sse2" or "generic". */
+/* "avx512", "avx2", "sse2" or "generic". */
 const char *bg_forward_name(bg_forward_fn f);
+/* The instruction set of kernel f, for code that must use the same one. */
+enum { BG_ISA_GENERIC, BG_ISA_SSE2, BG_ISA_AVX2, BG_ISA_AVX512 };
+int bg_forward_isa(bg_forward_fn f);
 /* The portable kernel (reference). */
 void bg_forward_generic(const bg_net *net, const int *idx, const float *val, int n, float *out);
+/* The rest of kernel f's pass after the hidden sums: h[n_hidden] holds the
+ * thresholds plus the weighted inputs (as the kernel adds them; 64-byte
+ * aligned, BG_NET_MAX_HIDDEN floats); applies
+ * the hidden sigmoid in place and writes the outputs. For callers that sum
+ * the inputs their own way (the pruning nets, prune.c). */
+void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out);
 /* Runs kernel f on dense inputs in[n_in] (zeros skipped). */
 void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out);
 

@@ -43,6 +43,7 @@
 #include "nnet.h"
 #include "noise.h"
 #include "position.h"
+#include "prune.h"
 #include "search.h"
 
 enum { W = 0, WG = 1, WBG = 2, LG = 3, LBG = 4 };
@@ -474,31 +475,36 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
     float *sc = w->sc->pscore; /* sc[t]: the score of order[t] */
     int *order = w->sc->order;
     int c0 = -1, kept = 0;
-    for (int i = 0; i < n; i++) {
-        bg_board nb;
-        result_for_opponent(w, i, nb);
-        int c = bg_classify_board((const unsigned int(*)[25])nb);
-        if (i == 0) {
-            c0 = c;
-            if (c0 < BG_CLASS_RACE)
+    for (int i0 = 0; i0 < n; i0 += BG_PRUNE_BATCH) {
+        int k = n - i0 < BG_PRUNE_BATCH ? n - i0 : BG_PRUNE_BATCH;
+        bg_board nb[BG_PRUNE_BATCH];
+        for (int j = 0; j < k; j++) {
+            result_for_opponent(w, i0 + j, nb[j]);
+            int c = bg_classify_board((const unsigned int(*)[25])nb[j]);
+            if (i0 + j == 0) {
+                c0 = c;
+                if (c0 < BG_CLASS_RACE)
+                    return 0;
+            } else if (c != c0) {
                 return 0;
-        } else if (c != c0) {
-            return 0;
+            }
         }
-        float q[5];
-        bg_eval_prune(w->e, (const unsigned int(*)[25])nb, c0, q);
-        float u = utility(q, ci_opp);
-        /* keep the `keep` lowest sorted, ties in generation order: an equal
-         * score comes later, so it goes after (or is dropped) */
-        if (kept == keep && !(u < sc[keep - 1]))
-            continue;
-        int t = kept < keep ? kept++ : keep - 1;
-        for (; t > 0 && u < sc[t - 1]; t--) {
-            sc[t] = sc[t - 1];
-            order[t] = order[t - 1];
+        float q[BG_PRUNE_BATCH][5];
+        bg_eval_prune_many(w->e, (const bg_board *)nb, k, c0, q);
+        for (int j = 0; j < k; j++) {
+            float u = utility(q[j], ci_opp);
+            /* keep the `keep` lowest sorted, ties in generation order: an
+             * equal score comes later, so it goes after (or is dropped) */
+            if (kept == keep && !(u < sc[keep - 1]))
+                continue;
+            int t = kept < keep ? kept++ : keep - 1;
+            for (; t > 0 && u < sc[t - 1]; t--) {
+                sc[t] = sc[t - 1];
+                order[t] = order[t - 1];
+            }
+            sc[t] = u;
+            order[t] = i0 + j;
         }
-        sc[t] = u;
-        order[t] = i;
     }
     return 1;
 }
@@ -1241,7 +1247,7 @@ int bg_search_selftest_results(const unsigned int *boards, int n_boards)
 }
 
 /* The base encoding (spec 3.1) written densely and directly, the reference
- * for the sparse builder behind bg_eval_prune. */
+ * for the sparse builder behind bg_eval_prune_many. */
 static void dense_base_reference(const bg_board b, float *in)
 {
     memset(in, 0, BG_N_BASE_INPUTS * sizeof(float));
@@ -1266,24 +1272,31 @@ static void dense_base_reference(const bg_board b, float *in)
 int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int n_boards)
 {
     int bad = 0;
-    for (int i = 0; i < n_boards; i++) {
-        bg_board b;
-        if (load_board(boards + 50 * (size_t)i, b))
-            return -1;
-        const unsigned int(*cb)[25] = (const unsigned int(*)[25])b;
-        float in[BG_N_BASE_INPUTS];
-        dense_base_reference(cb, in);
+    /* batches of 1, 2, ..., BG_PRUNE_BATCH boards in turn */
+    for (int i = 0, chunk = 0; i < n_boards; i += chunk) {
+        chunk = 1 + (i / 3) % BG_PRUNE_BATCH;
+        if (chunk > n_boards - i)
+            chunk = n_boards - i;
+        bg_board b[BG_PRUNE_BATCH];
+        for (int j = 0; j < chunk; j++)
+            if (load_board(boards + 50 * (size_t)(i + j), b[j]))
+                return -1;
         for (int cls = BG_CLASS_RACE; cls <= BG_CLASS_CONTACT; cls++) {
             int net = cls == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
                       : cls == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
                                                 : BG_NET_PRUNE_CONTACT;
-            float x[5], y[5];
-            bg_eval_prune(e, cb, cls, x);
-            bg_forward_dense(e->forward, &e->nets.net[net], in, y);
-            if (cls == BG_CLASS_RACE)
-                bg_race_bg_override(&e->os, &e->ts, cb, y);
-            bg_sanity_check(&e->os, cb, y);
-            bad += memcmp(x, y, sizeof x) != 0;
+            float x[BG_PRUNE_BATCH][5];
+            bg_eval_prune_many(e, (const bg_board *)b, chunk, cls, x);
+            for (int j = 0; j < chunk; j++) {
+                const unsigned int(*cb)[25] = (const unsigned int(*)[25])b[j];
+                float in[BG_N_BASE_INPUTS], y[5];
+                dense_base_reference(cb, in);
+                bg_forward_dense(e->forward, &e->nets.net[net], in, y);
+                if (cls == BG_CLASS_RACE)
+                    bg_race_bg_override(&e->os, &e->ts, cb, y);
+                bg_sanity_check(&e->os, cb, y);
+                bad += memcmp(x[j], y, sizeof y) != 0;
+            }
         }
     }
     return bad;

@@ -1,0 +1,19 @@
+/* The pruning nets (gnubg-play-spec 3.3): the cheap evaluation that picks
+ * which plays a >= 1-ply search scores with the full nets. */
+#ifndef BG_PRUNE_H
+#define BG_PRUNE_H
+
+#include "types.h"
+
+struct bg_engine;
+
+/* Boards per call in the search and the self-test (any k works). */
+#define BG_PRUNE_BATCH 8
+
+/* Outputs of the k boards b[j] with the pruning net of pos_class (RACE,
+ * CRASHED or CONTACT: the class shared by all candidates), then for RACE the
+ * race-backgammon override, then the sanity check. */
+void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int pos_class,
+                        float (*out)[5]);
+
+#endif
