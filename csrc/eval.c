@@ -303,40 +303,83 @@ static uint32_t key_hash(const uint32_t key[3])
     return (uint32_t)h;
 }
 
+/* The slot of a key. */
+static cache_slot *slot_of(const bg_cache *c, const uint32_t key[3])
+{
+    return &c->slots[key_hash(key) & c->mask];
+}
+
+/* The cached outputs of key in s: the class, or -1 on a miss. */
+static int slot_read(cache_slot *s, const uint32_t key[3], float out[5])
+{
+    uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
+    if (q & 1)
+        return -1;
+    uint32_t w[8];
+    for (int k = 0; k < 8; k++)
+        w[k] = atomic_load_explicit(&s->w[k], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&s->seq, memory_order_relaxed) != q || w[0] != key[0] ||
+        w[1] != key[1] || (w[2] & 0xffffu) != key[2] || (w[2] >> 24) == 0)
+        return -1;
+    memcpy(out, w + 3, 5 * sizeof(float));
+    return (int)(w[2] >> 24) - 1;
+}
+
+/* Stores unless another thread is writing the slot. */
+static void slot_write(cache_slot *s, const uint32_t key[3], int cls, const float out[5])
+{
+    uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    if ((q & 1) || !atomic_compare_exchange_strong_explicit(&s->seq, &q, q + 1, memory_order_acquire,
+                                                            memory_order_relaxed))
+        return;
+    atomic_thread_fence(memory_order_release);
+    uint32_t w[8];
+    w[0] = key[0];
+    w[1] = key[1];
+    w[2] = key[2] | (uint32_t)(cls + 1) << 24;
+    memcpy(w + 3, out, 5 * sizeof(float));
+    for (int k = 0; k < 8; k++)
+        atomic_store_explicit(&s->w[k], w[k], memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+}
+
 int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,
                     float out[5])
 {
-    uint32_t key[3];
-    if (!cache || board_key(b, key))
-        return bg_eval0(e, b, out);
-    cache_slot *s = &cache->slots[key_hash(key) & cache->mask];
-    uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
-    if (!(q & 1)) {
-        uint32_t w[8];
-        for (int k = 0; k < 8; k++)
-            w[k] = atomic_load_explicit(&s->w[k], memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&s->seq, memory_order_relaxed) == q && w[0] == key[0] &&
-            w[1] == key[1] && (w[2] & 0xffffu) == key[2] && (w[2] >> 24) != 0) {
-            memcpy(out, w + 3, 5 * sizeof(float));
-            return (int)(w[2] >> 24) - 1;
+    int c;
+    bg_eval0_cached_many(e, cache, (const bg_board *)b, 1, (float(*)[5])out, &c);
+    return c;
+}
+
+void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, const bg_board *b,
+                          int k, float (*out)[5], int *cls)
+{
+    enum { AHEAD = 16 };
+    for (int j0 = 0; j0 < k; j0 += AHEAD) {
+        int n = k - j0 < AHEAD ? k - j0 : AHEAD;
+        uint32_t key[AHEAD][3];
+        cache_slot *slot[AHEAD];
+        /* every slot is requested before the first is read: the misses overlap */
+        for (int j = 0; j < n; j++) {
+            slot[j] = cache && !board_key(b[j0 + j], key[j]) ? slot_of(cache, key[j]) : NULL;
+            if (slot[j])
+                __builtin_prefetch(slot[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            float *o = out[j0 + j];
+            if (!slot[j]) {
+                cls[j0 + j] = bg_eval0(e, b[j0 + j], o);
+                continue;
+            }
+            int c = slot_read(slot[j], key[j], o);
+            if (c < 0) {
+                c = bg_eval0(e, b[j0 + j], o);
+                slot_write(slot[j], key[j], c, o);
+            }
+            cls[j0 + j] = c;
         }
     }
-    int c = bg_eval0(e, b, out);
-    q = atomic_load_explicit(&s->seq, memory_order_relaxed);
-    if (!(q & 1) && atomic_compare_exchange_strong_explicit(&s->seq, &q, q + 1, memory_order_acquire,
-                                                            memory_order_relaxed)) {
-        atomic_thread_fence(memory_order_release);
-        uint32_t w[8];
-        w[0] = key[0];
-        w[1] = key[1];
-        w[2] = key[2] | (uint32_t)(c + 1) << 24;
-        memcpy(w + 3, out, 5 * sizeof(float));
-        for (int k = 0; k < 8; k++)
-            atomic_store_explicit(&s->w[k], w[k], memory_order_relaxed);
-        atomic_store_explicit(&s->seq, q + 2, memory_order_release);
-    }
-    return c;
 }
 
 /* ---- engine ------------------------------------------------------------ */

@@ -35,6 +35,10 @@ struct bg_cache;
 int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,
                     float out[5]);
 
+/* bg_eval0_cached on k boards: out[j], cls[j]. */
+void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, const bg_board *b,
+                          int k, float (*out)[5], int *cls);
+
 /* The sanity check (spec 6.5) on net outputs; needs the one-sided db. */
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5]);
 

@@ -74,13 +74,18 @@ void bg_sparse_base(const bg_board b, bg_sparse *out)
     out->n = sparse_base_side(b[1], bg_occupied(b[1]), 100, out->idx, out->val, m);
 }
 
-/* Appends the non-zero entries of a dense block. */
-static int sparse_append(const float *x, int count, int base, int *idx, float *val, int m)
+/* Appends the non-zero entries of a dense block, unrolled and branch-free.
+ * Testing the bits without the sign is x != 0.0f (NaN included) without a
+ * float compare. */
+static inline int sparse_append(const float *x, int count, int base, int *idx, float *val, int m)
 {
+#pragma GCC unroll 25
     for (int k = 0; k < count; k++) {
+        uint32_t u;
+        memcpy(&u, &x[k], sizeof u);
         idx[m] = base + k;
         val[m] = x[k];
-        m += x[k] != 0.0f;
+        m += (u << 1) != 0;
     }
     return m;
 }
@@ -202,6 +207,75 @@ static inline side_bits side_bits_of(const unsigned int *b)
 #endif
     return s;
 }
+
+/* Sums over a side's points thr+1..23 (the bar excluded): chequers c, and
+ * chequers weighted by i (l) and by i * i (q). Exact integers, so any
+ * grouping gives gnubg's loop results; the features below are written as a
+ * few of these instead of loops whose length depends on the position. */
+typedef struct {
+    int c, l, q;
+} pt_sums;
+
+#if defined(__SSE2__)
+/* Points 0..23 as 16-bit lanes, for pmaddwd. */
+typedef struct {
+    __m128i v[3];
+} side_pts;
+
+static inline side_pts side_pts_of(const unsigned int *b)
+{
+    const __m128i *p = (const __m128i *)b;
+    side_pts s;
+    for (int k = 0; k < 3; k++)
+        s.v[k] = _mm_packs_epi32(_mm_loadu_si128(p + 2 * k), _mm_loadu_si128(p + 2 * k + 1));
+    return s;
+}
+
+static inline int hsum32(__m128i x)
+{
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(1, 0, 3, 2)));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(x);
+}
+
+static inline pt_sums sums_above(const side_pts *s, int thr)
+{
+    static const short IDX[3][8] __attribute__((aligned(16))) = {
+        {0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}, {16, 17, 18, 19, 20, 21, 22, 23}};
+    static const short IDX2[3][8] __attribute__((aligned(16))) = {
+        {0, 1, 4, 9, 16, 25, 36, 49},
+        {64, 81, 100, 121, 144, 169, 196, 225},
+        {256, 289, 324, 361, 400, 441, 484, 529}};
+    const __m128i t = _mm_set1_epi16((short)thr), one = _mm_set1_epi16(1);
+    __m128i c = _mm_setzero_si128(), l = c, q = c;
+    for (int k = 0; k < 3; k++) {
+        __m128i i = _mm_load_si128((const __m128i *)IDX[k]);
+        __m128i v = _mm_and_si128(s->v[k], _mm_cmpgt_epi16(i, t));
+        c = _mm_add_epi32(c, _mm_madd_epi16(v, one));
+        l = _mm_add_epi32(l, _mm_madd_epi16(v, i));
+        q = _mm_add_epi32(q, _mm_madd_epi16(v, _mm_load_si128((const __m128i *)IDX2[k])));
+    }
+    return (pt_sums){hsum32(c), hsum32(l), hsum32(q)};
+}
+#else
+typedef struct {
+    const unsigned int *b;
+} side_pts;
+
+static inline side_pts side_pts_of(const unsigned int *b) { return (side_pts){b}; }
+
+static inline pt_sums sums_above(const side_pts *s, int thr)
+{
+    pt_sums r = {0, 0, 0};
+    for (int i = thr < 0 ? 0 : thr + 1; i < 24; i++) {
+        int v = (int)s->b[i];
+        r.c += v;
+        r.l += i * v;
+        r.q += i * i * v;
+    }
+    return r;
+}
+#endif
 
 /* Points 0..23 seen from the other side: bit i -> bit 23 - i. */
 static uint32_t flip24(uint32_t x)
@@ -331,13 +405,29 @@ static uint32_t inter_mask(int w)
            (it->inter[2] ? 1u << it->inter[2] : 0);
 }
 
+/* Bit w set iff h[w] != 0, for w < 40. */
+static inline uint64_t nonzero_bits40(const unsigned int *h)
+{
+    uint64_t zero = 0;
+#if defined(__SSE2__)
+    for (int k = 0; k < 10; k++) {
+        __m128i z = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)h + k), _mm_setzero_si128());
+        zero |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(z)) << 4 * k;
+    }
+#else
+    for (int w = 0; w < 40; w++)
+        zero |= (uint64_t)(h[w] == 0) << w;
+#endif
+    return ~zero & ((1ULL << 40) - 1);
+}
+
 /* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
  * opponent o. Step 1 builds hit[w], bit j set when our chequer on j hits an
  * opponent blot with way w, with bitmaps; step 2 walks the 21 rolls. */
 static void hit_features(const unsigned int *b, const unsigned int *o, const side_bits *sb,
                          const side_bits *so, float *x)
 {
-    unsigned int hit[39] = {0};
+    unsigned int hit[40]; /* hit[39] pads to whole vectors */
     int nboard = popcount32(sb->made & 0x3fu);
     /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
      * H = our chequers that may hit, B = points the opponent has made.
@@ -346,30 +436,30 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
     uint64_t blots = flip24(so->blot);
     uint64_t T = blots & (~0ULL << (nboard > 2 ? 0 : 2));
     uint64_t B = flip24(so->made);
-    uint64_t H = sb->occ & ~(sb->two & 0x3fu);
-    uint64_t waymask = 0;
-    if (T && H) {
-#pragma GCC unroll 6
-        for (int t = 0; t < 6; t++) {
-            int w = DIRECT_WAYS[t][0];
-            hit[w] = (unsigned int)(H & (T << DIRECT_WAYS[t][1]) & 0x1ffffffu);
-            waymask |= (uint64_t)(hit[w] != 0) << w;
-        }
-#pragma GCC unroll 18
-        for (int t = 0; t < 18; t++) {
-            const unsigned char *m = MULTI_WAYS[t];
-            uint64_t blocked = (B << m[2]) | (B << m[3]) | (B << m[4]);
-            hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked & 0x1ffffffu);
-            waymask |= (uint64_t)(hit[m[0]] != 0) << m[0];
-        }
-#pragma GCC unroll 15
-        for (int t = 0; t < 15; t++) {
-            const unsigned char *m = PAIR_WAYS[t];
-            uint64_t blocked = (B << m[2]) & (B << m[3]);
-            hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked & 0x1ffffffu);
-            waymask |= (uint64_t)(hit[m[0]] != 0) << m[0];
-        }
+    uint64_t H = sb->occ & ~(sb->two & 0x3fu); /* bits 0..24, so hit[] fits 25 bits */
+    if (!T || !H) {
+        x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
+        return;
     }
+#pragma GCC unroll 6
+    for (int t = 0; t < 6; t++) {
+        int w = DIRECT_WAYS[t][0];
+        hit[w] = (unsigned int)(H & (T << DIRECT_WAYS[t][1]));
+    }
+#pragma GCC unroll 18
+    for (int t = 0; t < 18; t++) {
+        const unsigned char *m = MULTI_WAYS[t];
+        uint64_t blocked = (B << m[2]) | (B << m[3]) | (B << m[4]);
+        hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked);
+    }
+#pragma GCC unroll 15
+    for (int t = 0; t < 15; t++) {
+        const unsigned char *m = PAIR_WAYS[t];
+        uint64_t blocked = (B << m[2]) & (B << m[3]);
+        hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked);
+    }
+    hit[39] = 0;
+    uint64_t waymask = nonzero_bits40(hit);
     if (!waymask) {
         x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
         return;
@@ -381,26 +471,24 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
          * rearmost hitter kk, the pips lost pp (>= 1 when hitting), whether
          * kk is a made point, and whether the way adds a second chance (a
          * direct way with another hitter, or a combined way whose landing
-         * spot x pips from kk holds a blot). */
-        int kk[39], pp[39], point[39], second[39];
+         * spot x pips from kk holds a blot). Combined ways only for the ways
+         * that hit (about a third of them). */
+        int kk[39], point[39];
+        unsigned char pp[39] = {0}, second[39] = {0};
 #pragma GCC unroll 6
         for (int t = 0; t < 6; t++) {
             int w = DIRECT_WAYS[t][0];
             unsigned int h = hit[w];
             int k = msb32(h | 1u), on = h != 0;
             kk[w] = k;
-            pp[w] = on * (k - DIRECT_WAYS[t][1] + 1);
+            pp[w] = (unsigned char)(on * (k - DIRECT_WAYS[t][1] + 1));
             point[w] = b[k] > 1;
             second[w] = (h & ~(1u << k)) != 0;
         }
-#pragma GCC unroll 33
-        for (int w = 0; w < 39; w++) {
-            if ((DIRECT_WAY_BITS >> w) & 1)
-                continue;
-            unsigned int h = hit[w];
-            int k = msb32(h | 1u), on = h != 0;
-            pp[w] = on * (k - INTER[w].pips + 1);
-            second[w] = on & (((blots << (24 - k)) & INTER_AT24[w]) != 0);
+        for (uint64_t m = waymask & ~DIRECT_WAY_BITS; m; m &= m - 1) {
+            int w = __builtin_ctzll(m), k = msb32(hit[w]);
+            pp[w] = (unsigned char)(k - INTER[w].pips + 1);
+            second[w] = ((blots << (24 - k)) & INTER_AT24[w]) != 0;
         }
         /* Doubles: one direct way, then three combined ways. Branch-free:
          * on = 1 when a way hits; (nch ? nch : 1) is nch + (nch == 0). */
@@ -479,37 +567,42 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
 static const int BACKBONE_AC[23] = {11, 11, 11, 11, 11, 11, 11, 6, 5, 4, 3, 2,
                                     0,  0,  0,  0,  0,  0,  0,  0, 0, 0, 0};
 
-/* Fields 3..24 of one extra block: b's features against o (spec 3.4). */
-static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
+/* Fields 3..24 of one extra block: b's features against o (spec 3.4).
+ * Returns b's chequer count, bar included (for the men-off fields). */
+static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
                            const unsigned int *o, const side_bits *sb, const side_bits *so,
                            float *x)
 {
     int opp_back = 23 - msb_or(so->occ, -1); /* nOppBack: -1 when on the bar */
     int back = msb_or(sb->occ, -1);
 
-    /* BREAK_CONTACT, FREEPIP */
+    side_pts pts = side_pts_of(b);
+    pt_sums all = sums_above(&pts, -1);
+    int bar = (int)b[24];
+
+    /* BREAK_CONTACT: (i + 1 - opp_back) b[i] over i > opp_back, bar
+     * included; FREEPIP: (i + 1) b[i] over i < opp_back. */
     {
-        int n = 0, p = 0;
-        for (int i = opp_back + 1 < 0 ? 0 : opp_back + 1; i <= 24; i++)
-            n += (i + 1 - opp_back) * (int)b[i];
-        for (int i = 0; i < opp_back; i++)
-            p += (i + 1) * (int)b[i];
+        pt_sums past = sums_above(&pts, opp_back);
+        int n = past.l + past.c - opp_back * past.c + (opp_back < 24) * (25 - opp_back) * bar;
+        int at = opp_back >= 0 && opp_back < 24 ? (opp_back + 1) * (int)b[opp_back] : 0;
+        int p = all.l + all.c - past.l - past.c - at;
         x[X_BREAK_CONTACT] = DIVC(n, 167);
         x[X_FREEPIP] = DIVC(p, 100);
     }
-    /* TIMING */
+    /* TIMING: the bar and points 6..23 count whole, except that a made
+     * point above m keeps two chequers back; then the home board, point by
+     * point. */
     {
-        int t = 24 * (int)b[24], no = (int)b[24];
         int m = opp_back < 11 ? 11 : opp_back;
-        for (int i = 23; i > m; i--) {
-            int v = (int)b[i];
-            int ns = (v == 0 || v == 2) ? 0 : v > 2 ? v - 2 : 1;
-            no += ns;
-            t += i * ns;
-        }
-        for (int i = m; i >= 6; i--) {
-            no += (int)b[i];
-            t += i * (int)b[i];
+        pt_sums out = sums_above(&pts, 5);
+        uint32_t kept = sb->made & 0xffffffu & ~((2u << m) - 1);
+        int no = bar + out.c - 2 * popcount32(kept), t = 24 * bar + out.l;
+        for (; kept; kept &= kept - 1)
+            t -= 2 * __builtin_ctz(kept);
+        if (m == 24) { /* no opponent chequers: the loop form counted the bar twice */
+            no += bar;
+            t += 24 * bar;
         }
         for (int i = 5; i >= 0; i--) {
             int v = (int)b[i];
@@ -574,20 +667,14 @@ static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
         }
         x[X_MOBILITY] = DIVC(n, 3600);
     }
-    /* MOMENT2 */
+    /* MOMENT2: over i > mean (bar included), b[i] (i - mean)^2 expanded */
     {
-        int j = 0, s = 0;
-        for (int i = 0; i < 25; i++) {
-            j += (int)b[i];
-            s += i * (int)b[i];
-        }
-        int k = 0;
+        int j = all.c + bar, s = all.l + 24 * bar, k = 0;
         if (j > 0) {
-            int mean = (s + j - 1) / j, j2 = 0;
-            for (int i = mean + 1; i < 25; i++) {
-                j2 += (int)b[i];
-                k += (int)b[i] * (i - mean) * (i - mean);
-            }
+            int mean = (s + j - 1) / j; /* <= 24 */
+            pt_sums up = sums_above(&pts, mean);
+            int j2 = up.c + (mean < 24) * bar;
+            k = up.q - 2 * mean * up.l + mean * mean * up.c + (24 - mean) * (24 - mean) * bar;
             if (j2)
                 k = (k + j2 - 1) / j2;
         }
@@ -641,15 +728,10 @@ static void extra_features(const bg_escape_tables *tab, const unsigned int *b,
         x[X_BACKG] = nac > 1 ? DIVC(tot - 3, 4) : 0.0f;
         x[X_BACKG1] = nac == 1 ? DIVC(tot, 8) : 0.0f;
     }
+    return all.c + bar;
 }
 
-static unsigned int off_count(const unsigned int *s)
-{
-    unsigned int total = 0;
-    for (int i = 0; i < 25; i++)
-        total += s[i];
-    return total >= 15 ? 0 : 15 - total;
-}
+static unsigned int off_count(int total) { return total >= 15 ? 0 : 15 - (unsigned int)total; }
 
 static void off_all(unsigned int m, float *f)
 {
@@ -685,14 +767,14 @@ void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed,
 {
     float blk[2][X_COUNT];
     side_bits s0 = side_bits_of(b[0]), s1 = side_bits_of(b[1]);
-    extra_features(t, b[1], b[0], &s1, &s0, blk[0]);
-    extra_features(t, b[0], b[1], &s0, &s1, blk[1]);
+    unsigned int off1 = off_count(extra_features(t, b[1], b[0], &s1, &s0, blk[0]));
+    unsigned int off0 = off_count(extra_features(t, b[0], b[1], &s0, &s1, blk[1]));
     if (crashed) {
-        off_all(off_count(b[1]), blk[0]);
-        off_all(off_count(b[0]), blk[1]);
+        off_all(off1, blk[0]);
+        off_all(off0, blk[1]);
     } else {
-        off_noncrashed(off_count(b[0]), blk[0]);
-        off_noncrashed(off_count(b[1]), blk[1]);
+        off_noncrashed(off0, blk[0]);
+        off_noncrashed(off1, blk[1]);
     }
     int m = sparse_base_side(b[0], s0.occ, 0, out->idx, out->val, 0);
     m = sparse_base_side(b[1], s1.occ, 100, out->idx, out->val, m);

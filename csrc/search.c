@@ -193,6 +193,16 @@ static int leaf_probs(worker *w, const bg_board b, float p[5])
     return bg_eval0_cached(w->e, w->cache, b, p);
 }
 
+static void leaf_probs_many(worker *w, const bg_board *b, int k, float (*p)[5], int *cls)
+{
+    if (w->s->noise > 0.0f) {
+        for (int j = 0; j < k; j++)
+            cls[j] = leaf_probs(w, (const unsigned int(*)[25])b[j], p[j]);
+        return;
+    }
+    bg_eval0_cached_many(w->e, w->cache, b, k, p, cls);
+}
+
 /* ---- resulting positions of a roll --------------------------------------------
  *
  * The search needs only the distinct boards a roll can produce, not the plays,
@@ -538,19 +548,26 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
     }
     int best = -1;
     float bs = 0.0f, bs2 = 0.0f;
-    for (int t = 0; t < m; t++) {
-        int i = pruned ? w->sc->order[t] : t;
-        bg_board nb; /* the result with the opponent on roll */
-        result_for_opponent(w, i, nb);
-        float p[5], s1, s2;
-        int cls = leaf_probs(w, (const unsigned int(*)[25])nb, p);
-        score_leaf(w, (const unsigned int(*)[25])nb, cls, p, ci_move, &ci_opp, kids, &s1, &s2);
-        if (best < 0 || s1 > bs || (s1 == bs && s2 > bs2)) {
-            best = i;
-            bs = s1;
-            bs2 = s2;
-            memcpy(known, p, 5 * sizeof(float));
-            *known_cls = cls;
+    enum { CHUNK = 16 };
+    for (int t0 = 0; t0 < m; t0 += CHUNK) {
+        int k = m - t0 < CHUNK ? m - t0 : CHUNK;
+        bg_board nb[CHUNK]; /* the results with the opponent on roll */
+        float p[CHUNK][5];
+        int cls[CHUNK];
+        for (int j = 0; j < k; j++)
+            result_for_opponent(w, pruned ? w->sc->order[t0 + j] : t0 + j, nb[j]);
+        leaf_probs_many(w, nb, k, p, cls);
+        for (int j = 0; j < k; j++) {
+            float s1, s2;
+            score_leaf(w, (const unsigned int(*)[25])nb[j], cls[j], p[j], ci_move, &ci_opp, kids,
+                       &s1, &s2);
+            if (best < 0 || s1 > bs || (s1 == bs && s2 > bs2)) {
+                best = pruned ? w->sc->order[t0 + j] : t0 + j;
+                bs = s1;
+                bs2 = s2;
+                memcpy(known, p[j], 5 * sizeof(float));
+                *known_cls = cls[j];
+            }
         }
     }
     memcpy(out, w->sc->results[best], sizeof(bg_board));
