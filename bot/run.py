@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import cast
 
 from bot import config as bot_config
-from bot.config import BotConfig, ConfigError
+from bot.config import BotConfig
 from bot.player import Challenge, Decider, Player, outcome
 from bot.session import LoginFailed, Opener, Session, telnet_opener
+from bot.yamlconfig import ConfigError
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ FIBSBOT_NATIVE=1 adds -march=native; FIBSBOT_SANITIZE=1 builds with ASan/UBSan.
 import os
 import pathlib
 
-from cffi import FFI
+from cffi import FFI  # type: ignore[import-untyped]  # cffi ships no stubs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"

@@ -56,8 +56,8 @@ def silently(fn: Callable[..., Any], *args: Any) -> Any:
         os.close(devnull)
 
 
-def quiet_gnubg() -> object:
-    import gnubg
+def quiet_gnubg() -> Any:
+    import gnubg  # type: ignore[import-untyped]  # no stubs: the handle is typed Any here
 
     gnubg.command("set threads 1")
     return gnubg

@@ -28,15 +28,19 @@ import random
 import struct
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from engine.bench import silently
 from engine.sampling import random_game_positions
 
+if TYPE_CHECKING:
+    from engine.evaluator import Engine
+    from engine.levels import FilterTable, Level
+    from engine.position import Board, Position
 
 
-
-def _captured(fn: Callable, *args) -> str:
+def _captured(fn: Callable[..., object], *args: object) -> str:
     import tempfile
 
     sys.stdout.flush()
@@ -61,15 +65,12 @@ def _best_rate(fn: Callable[[], int], repeats: int, clock: Callable[[], float] =
     return best
 
 
-def _gnubg_filter(name: str) -> list[dict]:
-    from engine.levels import MOVE_FILTERS
-
-    table = MOVE_FILTERS[name]
+def _gnubg_filter(table: FilterTable) -> list[dict[str, float]]:
     return [{"ply": n + 1, "level": k, "acceptmoves": a, "extramoves": e, "threshold": t}
             for n in range(4) for k, (a, e, t) in enumerate(table[n])]
 
 
-def _resulting(position, tup):
+def _resulting(position: Position, tup: Sequence[int]) -> Board | None:
     """Board after a gnubg move tuple (None when the package cut it at a bear-off)."""
     if len(tup) % 2:
         return None
@@ -107,9 +108,9 @@ def run_decide(args: argparse.Namespace) -> None:
     print(f"decide: seeded positions from random games (seed {SEED}), money play, Jacoby, centred cube;")
     print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} runs, caches emptied")
 
-    def chequer(name: str, n: int, ctx, flavour_level) -> None:
+    def chequer(name: str, n: int, ctx: Any, flavour_level: Level) -> None:
         ps, ds = positions[:n], dice[:n]
-        mf = _gnubg_filter(flavour_level.checker.move_filter or "normal")
+        mf = _gnubg_filter(flavour_level.checker.filter_table)
 
         def theirs() -> int:
             flush_gnubg()
@@ -144,7 +145,7 @@ def run_decide(args: argparse.Namespace) -> None:
     chequer("Expert chequer play (0-ply)", min(args.positions, 1000),
             gnubg.evalcontext(1, 0, 1, 0, 0.0), level("expert", flavour="gnubg-1.1"))
 
-    def cube_bench(name: str, plies: int, n: int, lv) -> None:
+    def cube_bench(name: str, plies: int, n: int, lv: Level) -> None:
         ps = positions[:n]
         mid = money.match_id()
         for c in (f"set evaluation cubedecision evaluation plies {plies}",
@@ -194,7 +195,7 @@ _SIGNATURE_SET = (("beginner", 40), ("casual", 40), ("intermediate", 40), ("adva
                   ("expert", 40), ("world class", 20), ("supremo", 8), ("grandmaster", 2), ("4ply", 1))
 
 
-def signature_lines(engine=None) -> list[str]:
+def signature_lines(engine: Engine | None = None) -> list[str]:
     """One line per level (plays, equities and cube decisions hashed), then the total."""
     from engine.bench import SEED
     from engine.evaluator import Engine

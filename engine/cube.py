@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine._core import ffi, lib
 from engine.match import CENTRED, MatchState
@@ -121,7 +121,7 @@ def _clamp_match(length: int, score: tuple[int, int]) -> tuple[int, tuple[int, i
 
 def cube_info(match: MatchState | None, player: int = 0, *, beavers: bool = True,
               met: MatchEquityTable | None = None, cube: int | None = None,
-              owner: int | None = None):
+              owner: int | None = None) -> Any:
     """A C ``bg_cubeinfo`` for ``player`` on roll (``match=None``: money, Jacoby, centred).
 
     ``cube``/``owner`` override the match's cube. The MET must outlive the result
@@ -161,7 +161,7 @@ def efficiency(board: Sequence[Sequence[int]] | None, position_class: int,
     if position_class == CLASS_RACE and board is None:
         raise ValueError("race positions need the board (pip count) for the cube efficiency")
     flat = ffi.new("unsigned int[50]", [c for row in board for c in row] if board else [0] * 50)
-    return lib.bg_cube_efficiency(flat, position_class, int(low_ply))
+    return float(lib.bg_cube_efficiency(flat, position_class, int(low_ply)))
 
 
 def cube_decision_from_probabilities(

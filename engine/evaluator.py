@@ -174,7 +174,8 @@ class Engine:
     @property
     def kernel(self) -> str:
         """The forward-pass kernel chosen for this CPU ("avx512", "avx2", "sse2", "generic")."""
-        return ffi.string(lib.bg_engine_kernel(self._ctx)).decode()
+        kernel: str = ffi.string(lib.bg_engine_kernel(self._ctx)).decode()
+        return kernel
 
     def clear_cache(self) -> None:
         """Empties the position cache (safe while other threads evaluate)."""

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -47,9 +48,9 @@ MOVE_FILTERS: dict[str, FilterTable] = {
 FILTER_NAMES = tuple(MOVE_FILTERS)
 
 
-def _check_filter(table: object) -> FilterTable:
+def _check_filter(table: Iterable[Iterable[Iterable[float]]]) -> FilterTable:
     try:
-        rows = tuple(tuple((int(a), int(e), float(t)) for a, e, t in row) for row in table)  # type: ignore[union-attr]
+        rows = tuple(tuple((int(a), int(e), float(t)) for a, e, t in row) for row in table)
     except (TypeError, ValueError):
         raise ValueError("a move filter is a name or rows of (accept, extra, threshold)") from None
     if len(rows) != 4 or any(len(row) != n + 1 for n, row in enumerate(rows)):
@@ -167,7 +168,7 @@ class EvalSettings:
 
     def same_context(self, other: EvalSettings) -> bool:
         """gnubg's comparison of contexts: prune ignored at 0 plies, determinism without noise."""
-        def key(s: EvalSettings) -> tuple:
+        def key(s: EvalSettings) -> tuple[int, bool, float, bool | None, bool | None]:
             return (s.plies, s.cubeful, s.noise, s.prune if s.plies else None,
                     s.deterministic if s.noise else None)
         return key(self) == key(other)

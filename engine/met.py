@@ -32,6 +32,7 @@ import os
 import pathlib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +101,7 @@ class MatchEquityTable:
 
     # ---- C view -----------------------------------------------------------------
 
-    def c_table(self):
+    def c_table(self) -> Any:
         """The table as a ``bg_met *`` for the C engine (cached; keep the MET alive)."""
         cached = self.__dict__.get("_c")
         if cached is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from engine._core import ffi, lib
 from engine.levels import EvalSettings
@@ -21,7 +22,7 @@ from engine.levels import EvalSettings
 Board = Sequence[Sequence[int]]
 
 
-def _flat(board: Board):
+def _flat(board: Board) -> Any:
     return ffi.new("unsigned int[50]", [int(c) for row in board for c in row])
 
 
@@ -33,11 +34,11 @@ class NoiseRng:
         lib.bg_isaac_seed(self.state, int(time.time()) & 0xFFFFFFFF if seed is None else seed & 0xFFFFFFFF)
 
     def next_u32(self) -> int:
-        return lib.bg_isaac_next(self.state)
+        return int(lib.bg_isaac_next(self.state))
 
     def deviate(self) -> float:
         """One standard normal deviate (Marsaglia's polar method, as gnubg)."""
-        return lib.bg_noise_deviate(ffi.NULL, 0, 0, 0, self.state)
+        return float(lib.bg_noise_deviate(ffi.NULL, 0, 0, 0, self.state))
 
 
 def noise_deviates(board: Board, *, deterministic: bool = True, centred: bool = False,
@@ -51,7 +52,7 @@ def noise_deviates(board: Board, *, deterministic: bool = True, centred: bool = 
 
 
 def apply_noise(outputs: Sequence[float], board: Board, position_class: int, settings: EvalSettings,
-                *, engine=None, rng: NoiseRng | None = None, cubeful: bool = False) -> list[float]:
+                *, engine: Any = None, rng: NoiseRng | None = None, cubeful: bool = False) -> list[float]:
     """Leaf outputs with ``settings``' noise as gnubg applies it.
 
     ``outputs`` must be the raw net outputs (before the sanity check), which is

@@ -234,7 +234,8 @@ class Position:
     def position_id(self) -> str:
         out = ffi.new("char[15]")
         lib.bg_position_id(ffi.new("unsigned int[50]", _flat(self.board)), out)
-        return ffi.string(out).decode()
+        text: str = ffi.string(out).decode()
+        return text
 
     def swap(self) -> Position:
         """The same board with the other side on roll."""

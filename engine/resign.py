@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from engine._core import ffi, lib
 from engine.cube import CLASS_RACE, _probs5, cube_info
@@ -36,8 +37,8 @@ _RESULT = {
 }
 
 
-def _utility(p: Iterable[float], ci) -> float:
-    return lib.bg_cube_utility(ffi.new("float[5]", list(p)), ci)
+def _utility(p: Iterable[float], ci: Any) -> float:
+    return float(lib.bg_cube_utility(ffi.new("float[5]", list(p)), ci))
 
 
 def _f32(x: float) -> float:

@@ -167,7 +167,11 @@ class Candidate:
     position: Position  # the board after the play, seen from the mover
 
 
-_buffers = threading.local()
+class _Buffers(threading.local):
+    arrays: tuple[Any, ...]  # this thread's C arrays for bg_best_move
+
+
+_buffers = _Buffers()
 
 
 def _move_buffers() -> tuple[Any, ...]:
@@ -190,7 +194,7 @@ class MoveDecision:
 
     __slots__ = ("move", "level", "settings", "_raw", "_candidates")
 
-    def __init__(self, move: Move, level: str, settings: EvalSettings, raw: tuple | None) -> None:
+    def __init__(self, move: Move, level: str, settings: EvalSettings, raw: tuple[bytes, ...] | None) -> None:
         self.move = move
         self.level = level
         self.settings = settings

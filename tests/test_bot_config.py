@@ -8,8 +8,9 @@ import pytest
 
 from bot import config as bot_config
 from bot.cli import main
-from bot.config import Account, BotConfig, ConfigError, Invitations
+from bot.config import Account, BotConfig, Invitations
 from bot.policy import Inviter, decide
+from bot.yamlconfig import ConfigError
 
 
 def test_the_shipped_config_is_valid_and_documented() -> None:

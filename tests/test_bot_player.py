@@ -290,7 +290,7 @@ async def test_drain_can_save_the_match_instead(tmp_path: pathlib.Path) -> None:
 
 @pytest.mark.parametrize("field", ["greeting", "goodbye"])
 def test_templates_are_checked(tmp_path: pathlib.Path, field: str) -> None:
-    from bot.config import ConfigError
+    from bot.yamlconfig import ConfigError
 
     with pytest.raises(ConfigError, match=f"play.{field}: unknown placeholder {{oponent}}"):
         config(tmp_path, play={field: "Hi {oponent}"})
