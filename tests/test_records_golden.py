@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.position import Move
@@ -229,6 +229,7 @@ def test_rules_are_enforced_when_appending() -> None:
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), length=st.sampled_from([0, 1, 3, 5, 7]), crawford=st.booleans(),
        jacoby=st.booleans(), cut=st.one_of(st.none(), st.integers(1, 150)))
+@example(seed=307015, length=0, crawford=False, jacoby=False, cut=25)  # cut after a beaver's take
 def test_random_legal_matches_survive_write_and_read(seed: int, length: int, crawford: bool, jacoby: bool,
                                                      cut: int | None) -> None:
     record = random_match(seed, length, crawford=crawford, jacoby=jacoby, max_actions=cut)
