@@ -200,12 +200,17 @@ int bg_eval0_raw(const struct bg_engine *e, const bg_board b, float out[5])
 
 /* ---- cache ------------------------------------------------------------- */
 
+/* A position's key: its 50 chequer counts as nibbles (25 bytes; a side with
+ * a point above 15 is not cached), class + 1 in the last byte once stored,
+ * so an empty slot (all zero) never matches. */
+#define KEY_WORDS 7
+
 /* One slot: a sequence counter (odd while written) guarding the key and the
  * value. Readers retry never: a busy or torn slot is a miss. */
 typedef struct {
     _Atomic uint32_t seq;
-    _Atomic uint32_t w[8]; /* key (3 words: 80 bits + class), 5 floats */
-    uint32_t pad[7];
+    _Atomic uint32_t w[KEY_WORDS + 5]; /* key, then 5 floats */
+    uint32_t pad[3];
 } cache_slot;
 
 struct bg_cache {
@@ -229,7 +234,7 @@ bg_cache *bg_cache_new(unsigned int log2_entries)
     c->mask = (uint32_t)(n - 1);
     for (size_t i = 0; i < n; i++) {
         atomic_init(&c->slots[i].seq, 0);
-        for (int k = 0; k < 8; k++)
+        for (int k = 0; k < KEY_WORDS + 5; k++)
             atomic_init(&c->slots[i].w[k], 0);
     }
     return c;
@@ -245,7 +250,6 @@ void bg_cache_free(bg_cache *c)
 
 void bg_cache_clear(bg_cache *c)
 {
-    /* Key word 2 holds class+1 in its top byte, so 0 never matches. */
     for (size_t i = 0; i <= c->mask; i++) {
         cache_slot *s = &c->slots[i];
         uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
@@ -255,91 +259,97 @@ void bg_cache_clear(bg_cache *c)
                                                      memory_order_relaxed))
             continue;
         atomic_thread_fence(memory_order_release);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < KEY_WORDS; k++)
             atomic_store_explicit(&s->w[k], 0, memory_order_relaxed);
         atomic_store_explicit(&s->seq, q + 2, memory_order_release);
     }
 }
 
-/* 80-bit position key (the position ID's bit string); -1 if the board has
- * more than 15 chequers a side. */
-static int board_key(const bg_board b, uint32_t key[3])
+/* The key of b; -1 if a point holds more than 15 chequers. */
+static int board_key(const bg_board b, uint32_t key[KEY_WORDS])
 {
-    /* Each side: n one bits per point, each followed by a zero, so the
-     * zeros sit at the running totals plus the point numbers; at most
-     * 15 + 25 bits a side. */
-    uint64_t side[2];
-    int len[2];
-    for (int s = 0; s < 2; s++) {
-        unsigned int t = 0;
-        for (int i = 0; i < 25; i++)
-            t += b[s][i] > 15 ? 16 : b[s][i];
-        if (t > 15)
-            return -1;
-        uint64_t zeros = 0;
-        int p = -1;
-        for (int i = 0; i < 25; i++) {
-            p += (int)b[s][i] + 1;
-            zeros |= 1ULL << p;
-        }
-        len[s] = (int)t + 25;
-        side[s] = ~zeros & ((1ULL << len[s]) - 1);
+    const unsigned int *c = &b[0][0]; /* the 50 counts */
+    unsigned int any = 0;
+    for (int i = 0; i < 50; i++)
+        any |= c[i];
+    if (any > 15)
+        return -1;
+    unsigned char nib[28] = {0};
+#if defined(__SSE2__)
+    /* counts -> bytes, then byte pairs -> one byte lo | hi << 4 */
+    const __m128i *p = (const __m128i *)c;
+    __m128i w[6];
+    for (int k = 0; k < 6; k++)
+        w[k] = _mm_packs_epi32(_mm_loadu_si128(p + 2 * k), _mm_loadu_si128(p + 2 * k + 1));
+    const __m128i low = _mm_set1_epi16(0xff), high = _mm_set1_epi16(0xf0);
+    __m128i n[3];
+    for (int k = 0; k < 3; k++) {
+        __m128i x = _mm_packus_epi16(w[2 * k], w[2 * k + 1]); /* counts 16k..16k+15 */
+        n[k] = _mm_or_si128(_mm_and_si128(x, low), _mm_and_si128(_mm_srli_epi16(x, 4), high));
     }
-    uint64_t k0 = side[0] | side[1] << len[0], k1 = side[1] >> (64 - len[0]);
-    key[0] = (uint32_t)k0;
-    key[1] = (uint32_t)(k0 >> 32);
-    key[2] = (uint32_t)k1 & 0xffffu;
+    _mm_storeu_si128((__m128i *)nib, _mm_packus_epi16(n[0], n[1]));
+    _mm_storel_epi64((__m128i *)(nib + 16), _mm_packus_epi16(n[2], n[2]));
+    nib[24] = (unsigned char)(c[48] | c[49] << 4);
+#else
+    for (int i = 0; i < 50; i++)
+        nib[i / 2] |= (unsigned char)(c[i] << (4 * (i & 1)));
+#endif
+    memcpy(key, nib, sizeof nib);
     return 0;
 }
 
-static uint32_t key_hash(const uint32_t key[3])
+static uint32_t key_hash(const uint32_t key[KEY_WORDS])
 {
-    uint64_t h = ((uint64_t)key[1] << 32 | key[0]) ^ ((uint64_t)key[2] * 0x9e3779b97f4a7c15ULL);
-    h ^= h >> 33;
+    uint64_t h = 0;
+    for (int k = 0; k < KEY_WORDS; k += 2) {
+        uint64_t v = key[k] | (k + 1 < KEY_WORDS ? (uint64_t)key[k + 1] << 32 : 0);
+        h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
     h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33;
     return (uint32_t)h;
 }
 
 /* The slot of a key. */
-static cache_slot *slot_of(const bg_cache *c, const uint32_t key[3])
+static cache_slot *slot_of(const bg_cache *c, const uint32_t key[KEY_WORDS])
 {
     return &c->slots[key_hash(key) & c->mask];
 }
 
 /* The cached outputs of key in s: the class, or -1 on a miss. */
-static int slot_read(cache_slot *s, const uint32_t key[3], float out[5])
+static int slot_read(cache_slot *s, const uint32_t key[KEY_WORDS], float out[5])
 {
     uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
     if (q & 1)
         return -1;
-    uint32_t w[8];
-    for (int k = 0; k < 8; k++)
+    uint32_t w[KEY_WORDS + 5];
+    for (int k = 0; k < KEY_WORDS + 5; k++)
         w[k] = atomic_load_explicit(&s->w[k], memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&s->seq, memory_order_relaxed) != q || w[0] != key[0] ||
-        w[1] != key[1] || (w[2] & 0xffffu) != key[2] || (w[2] >> 24) == 0)
+    if (atomic_load_explicit(&s->seq, memory_order_relaxed) != q)
         return -1;
-    memcpy(out, w + 3, 5 * sizeof(float));
-    return (int)(w[2] >> 24) - 1;
+    int cls = (int)(w[KEY_WORDS - 1] >> 24) - 1;
+    w[KEY_WORDS - 1] &= 0xffffffu;
+    if (cls < 0 || memcmp(w, key, KEY_WORDS * sizeof(uint32_t)))
+        return -1;
+    memcpy(out, w + KEY_WORDS, 5 * sizeof(float));
+    return cls;
 }
 
 /* Stores unless another thread is writing the slot. */
-static void slot_write(cache_slot *s, const uint32_t key[3], int cls, const float out[5])
+static void slot_write(cache_slot *s, const uint32_t key[KEY_WORDS], int cls, const float out[5])
 {
     uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
     if ((q & 1) || !atomic_compare_exchange_strong_explicit(&s->seq, &q, q + 1, memory_order_acquire,
                                                             memory_order_relaxed))
         return;
     atomic_thread_fence(memory_order_release);
-    uint32_t w[8];
-    w[0] = key[0];
-    w[1] = key[1];
-    w[2] = key[2] | (uint32_t)(cls + 1) << 24;
-    memcpy(w + 3, out, 5 * sizeof(float));
-    for (int k = 0; k < 8; k++)
+    uint32_t w[KEY_WORDS + 5];
+    memcpy(w, key, KEY_WORDS * sizeof(uint32_t));
+    w[KEY_WORDS - 1] |= (uint32_t)(cls + 1) << 24;
+    memcpy(w + KEY_WORDS, out, 5 * sizeof(float));
+    for (int k = 0; k < KEY_WORDS + 5; k++)
         atomic_store_explicit(&s->w[k], w[k], memory_order_relaxed);
     atomic_store_explicit(&s->seq, q + 2, memory_order_release);
 }
@@ -358,7 +368,7 @@ void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, con
     enum { AHEAD = 16 };
     for (int j0 = 0; j0 < k; j0 += AHEAD) {
         int n = k - j0 < AHEAD ? k - j0 : AHEAD;
-        uint32_t key[AHEAD][3];
+        uint32_t key[AHEAD][KEY_WORDS];
         cache_slot *slot[AHEAD];
         /* every slot is requested before the first is read: the misses overlap */
         for (int j = 0; j < n; j++) {
