@@ -244,6 +244,12 @@ static inline void gen_set(gen *g, int side, int i, unsigned int v)
     g->b[side][i] = v;
 }
 
+/* r (opponent on roll) is b (mover on roll) with the sides swapped. */
+static int same_swapped(const bg_board r, const unsigned int b[2][25])
+{
+    return !memcmp(r[0], b[1], sizeof r[0]) && !memcmp(r[1], b[0], sizeof r[1]);
+}
+
 static void gen_record(gen *g, int score)
 {
     scratch *sc = g->sc;
@@ -259,8 +265,7 @@ static void gen_record(gen *g, int score)
     }
     unsigned int slot = (unsigned int)g->hash & (GEN_TABLE - 1);
     while (sc->gen_stamp[slot] == sc->gen_epoch) {
-        if (sc->gen_keys[slot] == g->hash &&
-            !memcmp(sc->results[sc->gen_slot[slot]], g->b, sizeof(bg_board)))
+        if (sc->gen_keys[slot] == g->hash && same_swapped(sc->results[sc->gen_slot[slot]], g->b))
             return;
         slot = (slot + 1) & (GEN_TABLE - 1);
     }
@@ -271,7 +276,8 @@ static void gen_record(gen *g, int score)
     sc->gen_stamp[slot] = sc->gen_epoch;
     sc->gen_keys[slot] = g->hash;
     sc->gen_slot[slot] = g->n;
-    memcpy(sc->results[g->n], g->b, sizeof(bg_board));
+    memcpy(sc->results[g->n][0], g->b[1], sizeof g->b[1]);
+    memcpy(sc->results[g->n][1], g->b[0], sizeof g->b[0]);
     g->n++;
 }
 
@@ -339,8 +345,9 @@ static void gen_search(gen *g, int depth, int max_from)
     }
 }
 
-/* The distinct results (seen from the mover) of die1/die2 in sc->results, in
- * movegen_generate's order; returns their count, -1 on overflow. */
+/* The distinct results of die1/die2 in sc->results, in movegen_generate's
+ * order but with the sides swapped (the opponent on roll, as the search
+ * evaluates them); returns their count, -1 on overflow. */
 static int gen_results(scratch *sc, const bg_board b, int die1, int die2)
 {
     pthread_once(&zob_once, zob_init);
@@ -471,13 +478,6 @@ static void score_leaf(worker *w, const bg_board nb, int cls, const float p[5],
     *s1 = score_from_cubeful(cf, ci_move);
 }
 
-/* Result i of the last generation, swapped: the opponent on roll. */
-static void result_for_opponent(const worker *w, int i, bg_board nb)
-{
-    memcpy(nb[0], w->sc->results[i][1], sizeof nb[0]);
-    memcpy(nb[1], w->sc->results[i][0], sizeof nb[1]);
-}
-
 /* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results the
  * pruning net rates worst for the opponent; 0 if pruning does not apply. */
 static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
@@ -487,10 +487,9 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
     int c0 = -1, kept = 0;
     for (int i0 = 0; i0 < n; i0 += BG_PRUNE_BATCH) {
         int k = n - i0 < BG_PRUNE_BATCH ? n - i0 : BG_PRUNE_BATCH;
-        bg_board nb[BG_PRUNE_BATCH];
+        const bg_board *nb = (const bg_board *)w->sc->results + i0;
         for (int j = 0; j < k; j++) {
-            result_for_opponent(w, i0 + j, nb[j]);
-            int c = bg_classify_board((const unsigned int(*)[25])nb[j]);
+            int c = bg_classify_board(nb[j]);
             if (i0 + j == 0) {
                 c0 = c;
                 if (c0 < BG_CLASS_RACE)
@@ -500,7 +499,7 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
             }
         }
         float q[BG_PRUNE_BATCH][5];
-        bg_eval_prune_many(w->e, (const bg_board *)nb, k, c0, q);
+        bg_eval_prune_many(w->e, nb, k, c0, q);
         for (int j = 0; j < k; j++) {
             float u = utility(q[j], ci_opp);
             /* keep the `keep` lowest sorted, ties in generation order: an
@@ -520,18 +519,20 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
 }
 
 /* The side on roll's play for a roll at 0 ply (spec 3.2, 3.3). Writes the
- * resulting board (seen from the mover) to out; returns 1 with the 0-ply
- * outputs of the swapped result in known/known_cls when it computed them. */
+ * resulting board, swapped (the opponent on roll), to out; returns 1 with
+ * its 0-ply outputs in known/known_cls when it computed them. */
 static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cubeinfo *ci_move,
                        bg_board out, float known[5], int *known_cls)
 {
     int n = gen_results(w->sc, b, d0, d1);
+    const bg_board *res = (const bg_board *)w->sc->results;
     if (n <= 0) {
         memcpy(out, b, sizeof(bg_board));
+        board_swap(out);
         return 0;
     }
     if (n == 1) {
-        memcpy(out, w->sc->results[0], sizeof(bg_board));
+        memcpy(out, res[0], sizeof(bg_board));
         return 0;
     }
     bg_cubeinfo ci_opp = *ci_move, kids[2];
@@ -551,16 +552,19 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
     enum { CHUNK = 16 };
     for (int t0 = 0; t0 < m; t0 += CHUNK) {
         int k = m - t0 < CHUNK ? m - t0 : CHUNK;
-        bg_board nb[CHUNK]; /* the results with the opponent on roll */
+        bg_board picked[CHUNK];
+        const bg_board *cand = res + t0;
+        if (pruned) {
+            for (int j = 0; j < k; j++)
+                memcpy(picked[j], res[w->sc->order[t0 + j]], sizeof(bg_board));
+            cand = (const bg_board *)picked;
+        }
         float p[CHUNK][5];
         int cls[CHUNK];
-        for (int j = 0; j < k; j++)
-            result_for_opponent(w, pruned ? w->sc->order[t0 + j] : t0 + j, nb[j]);
-        leaf_probs_many(w, nb, k, p, cls);
+        leaf_probs_many(w, cand, k, p, cls);
         for (int j = 0; j < k; j++) {
             float s1, s2;
-            score_leaf(w, (const unsigned int(*)[25])nb[j], cls[j], p[j], ci_move, &ci_opp, kids,
-                       &s1, &s2);
+            score_leaf(w, cand[j], cls[j], p[j], ci_move, &ci_opp, kids, &s1, &s2);
             if (best < 0 || s1 > bs || (s1 == bs && s2 > bs2)) {
                 best = pruned ? w->sc->order[t0 + j] : t0 + j;
                 bs = s1;
@@ -570,7 +574,7 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
             }
         }
     }
-    memcpy(out, w->sc->results[best], sizeof(bg_board));
+    memcpy(out, res[best], sizeof(bg_board));
     return 1;
 }
 
@@ -599,7 +603,6 @@ static void roll_child(worker *w, const bg_board b, int r, const bg_cubeinfo *ci
     float known[5];
     int kc = 0;
     int has = choose_move(w, b, ROLL[r][0], ROLL[r][1], ci_move, nb, known, &kc);
-    board_swap(nb);
     node_eval(w, (const unsigned int(*)[25])nb, child_plies, ci_child, kids, nk, 0,
               has && w->reuse ? known : NULL, kc, out, cfk);
 }
@@ -1253,8 +1256,10 @@ int bg_search_selftest_results(const unsigned int *boards, int n_boards)
                 int n1 = movegen_generate((const unsigned int(*)[25])bd, x, y, a.moves, a.results,
                                           BG_MAX_MOVES);
                 int n2 = gen_results(&b, (const unsigned int(*)[25])bd, x, y);
-                if (n1 != n2 || (n1 > 0 && memcmp(a.results, b.results, sizeof(bg_board) * (size_t)n1)))
-                    bad++;
+                int differ = n1 != n2;
+                for (int k = 0; k < n1 && !differ; k++)
+                    differ = !same_swapped((const unsigned int(*)[25])b.results[k], a.results[k]);
+                bad += differ;
             }
         }
     }
