@@ -232,6 +232,8 @@ typedef struct {
     unsigned int b[2][25];
     uint64_t hash;
     int outside;         /* the mover's chequers outside the home board (bar included) */
+    uint32_t occ;        /* the mover's occupied points (bit 24: the bar) */
+    uint32_t blocked;    /* points (mover's numbering) the opponent has made; fixed */
     const int *dice;
     int n_dice, doubles, larger;
     int best_score, n, max, overflow;
@@ -281,20 +283,24 @@ static void gen_record(gen *g, int score)
     g->n++;
 }
 
-static inline int gen_legal(const gen *g, int from, int die)
+/* The mover's points that may play die (descending order is the caller's):
+ * from the bar only while it holds chequers; a bear-off needs all chequers
+ * home and, beyond the exact die, none on higher points. Free destinations
+ * are the points the opponent has not made (hits leave them free). */
+static inline uint32_t gen_movable(const gen *g, int die, int max_from)
 {
-    if (from != BG_BAR && g->b[1][BG_BAR])
-        return 0;
-    int to = from - die;
-    if (to >= 0)
-        return g->b[0][23 - to] < 2;
-    if (g->outside)
-        return 0;
-    if (to < -1)
-        for (int i = from + 1; i < 6; i++)
-            if (g->b[1][i])
-                return 0;
-    return 1;
+    uint32_t cand = g->occ & ((2u << max_from) - 1);
+    /* from - die on a free point: shift the free points up by die */
+    uint32_t ok = (~g->blocked & 0xffffffu) << die;
+    if (g->occ >> BG_BAR & 1)
+        return cand & ok & 1u << BG_BAR;
+    if (!g->outside && g->occ) {
+        int top = 31 - __builtin_clz(g->occ); /* all chequers are home */
+        ok |= 1u << (die - 1);                /* the exact bear-off */
+        if (top < die - 1)
+            ok |= 1u << top; /* a larger die takes the highest chequer */
+    }
+    return cand & ok;
 }
 
 static void gen_search(gen *g, int depth, int max_from)
@@ -302,17 +308,20 @@ static void gen_search(gen *g, int depth, int max_from)
     int moved = 0;
     if (depth < g->n_dice) {
         int die = g->dice[depth];
-        for (int from = max_from; from >= 0; from--) {
-            if (!g->b[1][from] || !gen_legal(g, from, die))
-                continue;
+        for (uint32_t c = gen_movable(g, die, max_from); c; c &= ~(1u << (31 - __builtin_clz(c)))) {
+            int from = 31 - __builtin_clz(c);
             int to = from - die;
             uint64_t h0 = g->hash;
             int out0 = g->outside, hit = 0;
+            uint32_t occ0 = g->occ;
             gen_set(g, 1, from, g->b[1][from] - 1);
+            if (!g->b[1][from])
+                g->occ &= ~(1u << from);
             if (from >= 6)
                 g->outside--;
             if (to >= 0) {
                 gen_set(g, 1, to, g->b[1][to] + 1);
+                g->occ |= 1u << to;
                 if (to >= 6)
                     g->outside++;
                 if (g->b[0][23 - to] == 1) {
@@ -332,9 +341,8 @@ static void gen_search(gen *g, int depth, int max_from)
             g->b[1][from]++;
             g->hash = h0;
             g->outside = out0;
+            g->occ = occ0;
             moved = 1;
-            if (g->b[1][BG_BAR] && from == BG_BAR)
-                break; /* entering: only the bar may move */
         }
     }
     if (!moved) {
@@ -360,6 +368,10 @@ static int gen_results(scratch *sc, const bg_board b, int die1, int die2)
             g.hash ^= ZOB[s][i][g.b[s][i] & 15];
     for (int i = 6; i < 25; i++)
         g.outside += (int)g.b[1][i];
+    g.occ = bg_occupied(g.b[1]);
+    g.blocked = 0;
+    for (int t = 0; t < 24; t++)
+        g.blocked |= (uint32_t)(g.b[0][23 - t] >= 2) << t;
     g.sc = sc;
     g.best_score = -1;
     g.n = 0;
