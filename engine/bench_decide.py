@@ -56,15 +56,6 @@ def _captured(fn: Callable[..., object], *args: object) -> str:
         return tf.read().decode("utf-8", "replace")
 
 
-def _best_rate(fn: Callable[[], int], repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:
-    best = 0.0
-    for _ in range(repeats):
-        start = clock()
-        items = fn()
-        best = max(best, items / max(clock() - start, 1e-9))
-    return best
-
-
 def _gnubg_filter(table: FilterTable) -> list[dict[str, float]]:
     return [{"ply": n + 1, "level": k, "acceptmoves": a, "extramoves": e, "threshold": t}
             for n in range(4) for k, (a, e, t) in enumerate(table[n])]
@@ -87,7 +78,7 @@ def _resulting(position: Position, tup: Sequence[int]) -> Board | None:
 
 
 def run_decide(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, quiet_gnubg, row
+    from engine.bench import SEED, Timed, best_rates, quiet_gnubg, row
     from engine.evaluator import Engine
     from engine.levels import level
     from engine.match import MatchState
@@ -99,14 +90,14 @@ def run_decide(args: argparse.Namespace) -> None:
     dice = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in positions]
     money = MatchState(length=0, jacoby=True)
     cube = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
-    repeats = 3
+    repeats = 5
 
     def flush_gnubg() -> None:
         silently(gnubg.command, "set cache 1024")
         silently(gnubg.command, "set cache 65536")
 
     print(f"decide: seeded positions from random games (seed {SEED}), money play, Jacoby, centred cube;")
-    print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} runs, caches emptied")
+    print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} interleaved runs, caches emptied")
 
     def chequer(name: str, n: int, ctx: Any, flavour_level: Level) -> None:
         ps, ds = positions[:n], dice[:n]
@@ -134,10 +125,10 @@ def run_decide(args: argparse.Namespace) -> None:
             told += 1
             same += engine.best_move(p, d, money, flavour_level).candidates[0].position.board == after
         print(f"  {name} on {n} positions (same play as gnubg: {same}/{told} where its tuple is whole)")
-        reference = _best_rate(theirs, repeats)
+        reference, one, two = best_rates([theirs, ours(1), ours(2)], repeats)
         row("gnubg findbestmove", reference)
-        row("ours Engine.best_move, 1 thread", _best_rate(ours(1), repeats), reference)
-        row("ours Engine.best_move, 2 threads", _best_rate(ours(2), repeats), reference)
+        row("ours Engine.best_move, 1 thread", one, reference)
+        row("ours Engine.best_move, 2 threads", two, reference)
 
     wc = level("world class", flavour="gnubg-1.1")
     chequer("World class chequer play (2-ply, prune, Normal filter)", min(args.positions, 100),
@@ -175,12 +166,13 @@ def run_decide(args: argparse.Namespace) -> None:
             return run
 
         print(f"  {name} on {n} positions")
-        reference = _best_rate(hint, repeats, time.process_time)
+        runs: list[Timed | tuple[Timed, Callable[[], float]]] = [(hint, time.process_time), evaluate, ours(1)]
+        reference, search, one, *two = best_rates(runs + ([ours(2)] if plies else []), repeats)
         row("gnubg hint (CPU time)", reference)
-        row("gnubg evaluate, cubeful (the search alone)", _best_rate(evaluate, repeats), reference)
-        row("ours Engine.cube_decision, 1 thread", _best_rate(ours(1), repeats), reference)
-        if plies:
-            row("ours Engine.cube_decision, 2 threads", _best_rate(ours(2), repeats), reference)
+        row("gnubg evaluate, cubeful (the search alone)", search, reference)
+        row("ours Engine.cube_decision, 1 thread", one, reference)
+        for rate in two:
+            row("ours Engine.cube_decision, 2 threads", rate, reference)
         silently(gnubg.command, "set evaluation cubedecision evaluation plies 0")
         silently(gnubg.command, "set evaluation cubedecision evaluation prune off")
 

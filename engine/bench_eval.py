@@ -24,7 +24,7 @@ import numpy as np
 
 
 def run_eval(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, best_rate, quiet_gnubg, row, silently
+    from engine.bench import SEED, best_rates, quiet_gnubg, row, silently
     from engine.evaluator import Engine
     from engine.sampling import random_game_positions
 
@@ -61,8 +61,9 @@ def run_eval(args: argparse.Namespace) -> None:
             engine.evaluate(p)
         return len(positions)
 
-    reference = best_rate(gnubg_run, repeats=5)
+    reference, *ours = best_rates([gnubg_run, batch_positions, batch_array, one_at_a_time], 5)
     row("gnubg.evaluate, one call per position", reference)
-    row("ours Engine.evaluate_many(positions), one C call", best_rate(batch_positions, 5), reference)
-    row("ours Engine.evaluate_many(boards array), one C call", best_rate(batch_array, 5), reference)
-    row("ours Engine.evaluate, one call per position", best_rate(one_at_a_time, 5), reference)
+    for label, rate in zip(("ours Engine.evaluate_many(positions), one C call",
+                            "ours Engine.evaluate_many(boards array), one C call",
+                            "ours Engine.evaluate, one call per position"), ours):
+        row(label, rate, reference)
