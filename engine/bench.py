@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -47,6 +48,21 @@ def best_rates(fns: Sequence[Timed | tuple[Timed, Callable[[], float]]], repeats
             items = fn()
             best[k] = max(best[k], items / max(clock() - start, 1e-9))
     return best
+
+
+def captured(fn: Callable[..., object], *args: object) -> str:
+    """What fn writes to the C library's stdout (fd 1; gnubg prints its hints there)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+b") as tf:
+        os.dup2(tf.fileno(), 1)
+        try:
+            fn(*args)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        tf.seek(0)
+        return tf.read().decode("utf-8", "replace")
 
 
 def silently(fn: Callable[..., Any], *args: Any) -> Any:

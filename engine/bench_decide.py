@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import random
 import struct
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -40,23 +38,8 @@ if TYPE_CHECKING:
     from engine.position import Board, Position
 
 
-def _captured(fn: Callable[..., object], *args: object) -> str:
-    import tempfile
-
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with tempfile.TemporaryFile(mode="w+b") as tf:
-        os.dup2(tf.fileno(), 1)
-        try:
-            fn(*args)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        tf.seek(0)
-        return tf.read().decode("utf-8", "replace")
-
-
-def _gnubg_filter(table: FilterTable) -> list[dict[str, float]]:
+def gnubg_filter(table: FilterTable) -> list[dict[str, float]]:
+    """A move-filter table as the gnubg package's findbestmove takes it."""
     return [{"ply": n + 1, "level": k, "acceptmoves": a, "extramoves": e, "threshold": t}
             for n in range(4) for k, (a, e, t) in enumerate(table[n])]
 
@@ -78,7 +61,7 @@ def _resulting(position: Position, tup: Sequence[int]) -> Board | None:
 
 
 def run_decide(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, Timed, best_rates, quiet_gnubg, row
+    from engine.bench import SEED, Timed, best_rates, captured, quiet_gnubg, row
     from engine.evaluator import Engine
     from engine.levels import level
     from engine.match import MatchState
@@ -101,7 +84,7 @@ def run_decide(args: argparse.Namespace) -> None:
 
     def chequer(name: str, n: int, ctx: Any, flavour_level: Level) -> None:
         ps, ds = positions[:n], dice[:n]
-        mf = _gnubg_filter(flavour_level.checker.filter_table)
+        mf = gnubg_filter(flavour_level.checker.filter_table)
 
         def theirs() -> int:
             flush_gnubg()
@@ -148,7 +131,7 @@ def run_decide(args: argparse.Namespace) -> None:
             flush_gnubg()
             for p in ps:
                 silently(gnubg.setgnubgid, f"{p.position_id()}:{mid}")
-                _captured(gnubg.command, "hint")
+                captured(gnubg.command, "hint")
             return n
 
         def evaluate() -> int:

@@ -3,27 +3,11 @@ cube hints. Not a test module; imported by tests that skip without gnubg."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import tempfile
+
+from engine.bench import captured as capture
 
 _READY = False
-
-
-def capture(fn, *args):
-    """Run fn capturing what the C library writes to fd 1."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with tempfile.TemporaryFile(mode="w+b") as tf:
-        os.dup2(tf.fileno(), 1)
-        try:
-            fn(*args)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        tf.seek(0)
-        return tf.read().decode("utf-8", "replace")
 
 
 def gnubg():

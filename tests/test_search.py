@@ -26,6 +26,7 @@ from collections import Counter
 
 import pytest
 
+from engine.bench_decide import gnubg_filter
 from engine.evaluator import Engine
 from engine.levels import MOVE_FILTERS, EvalSettings, level
 from engine.match import MatchState
@@ -64,9 +65,7 @@ def _flush(O):
 
 
 def _gnubg_filter(name):
-    table = MOVE_FILTERS[name]
-    return [{"ply": n + 1, "level": k, "acceptmoves": a, "extramoves": e, "threshold": t}
-            for n in range(4) for k, (a, e, t) in enumerate(table[n])]
+    return gnubg_filter(MOVE_FILTERS[name])
 
 
 def _gnubg_cubeinfo(g, match):
