@@ -17,22 +17,9 @@ from engine.cube import (ACTIONS, CLASS_CONTACT, CLASS_RACE, cube_decision_from_
                          cube_info, efficiency)
 from engine.match import MatchState
 from engine.position import Position
-from engine.sampling import random_game_positions
+from engine.sampling import random_bearoff_positions, random_game_positions
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
-
-
-def _bearoff_positions(n, rng):
-    out = []
-    while len(out) < n:
-        rows = []
-        for _ in range(2):
-            row = [0] * 25
-            for _ in range(rng.randint(1, 6)):
-                row[rng.randrange(6)] += 1
-            rows.append(tuple(row))
-        out.append(Position.from_board(tuple(rows)))
-    return out
 
 
 def _scenario(rng):
@@ -70,7 +57,7 @@ def test_cube_decisions_equal_gnubg_0ply():
     engine = O.c_engine()
     assert engine is not None
     rng = random.Random(2024)
-    positions = random_game_positions(850, seed=99) + _bearoff_positions(100, rng)
+    positions = random_game_positions(850, seed=99) + random_bearoff_positions(100, rng)
     rng.shuffle(positions)
     tally, kinds = Counter(), Counter()
     compared = unavailable = 0
@@ -244,7 +231,7 @@ def test_exact_bearoff_values_read_from_database():
         return idx
 
     rng = random.Random(3)
-    for p in _bearoff_positions(200, rng):
+    for p in random_bearoff_positions(200, rng):
         opp, me = p.board
         pos = index(me) * 924 + index(opp)
         v = [x / 32767.5 - 1 for x in struct.unpack("<4H", data[40 + 8 * pos:48 + 8 * pos])]

@@ -31,7 +31,7 @@ from engine.evaluator import Engine
 from engine.levels import MOVE_FILTERS, EvalSettings, level
 from engine.match import MatchState
 from engine.position import Move, Position
-from engine.sampling import random_game_positions
+from engine.sampling import random_bearoff_positions, random_game_positions
 from engine.search import best_move, c_settings, cube_decision, default_threads, format_hint
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
@@ -291,26 +291,13 @@ def test_biased_noise_changes_play(engine):
 # ---- cube decisions -----------------------------------------------------------------------------
 
 
-def _bearoffs(n, rng):
-    out = []
-    while len(out) < n:
-        rows = []
-        for _ in range(2):
-            row = [0] * 25
-            for _ in range(rng.randint(1, 6)):
-                row[rng.randrange(6)] += 1
-            rows.append(tuple(row))
-        out.append(Position.from_board(tuple(rows)))
-    return out
-
-
 @pytest.mark.parametrize("plies", [0, 2])
 def test_cube_decisions_equal_gnubg(O, engine, plies):
     rng = random.Random(20 + plies)
     lv = level("expert" if plies == 0 else "world class", flavour="gnubg-1.1")
     O.command(f"set evaluation cubedecision evaluation plies {plies}")
     O.command(f"set evaluation cubedecision evaluation prune {'on' if plies else 'off'}")
-    positions = random_game_positions(820, seed=105 + plies) + _bearoffs(80, rng)
+    positions = random_game_positions(820, seed=105 + plies) + random_bearoff_positions(80, rng)
     rng.shuffle(positions)
     tally, kinds = Counter(), Counter()
     compared = unavailable = 0
