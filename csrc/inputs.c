@@ -330,33 +330,6 @@ enum {
     X_COUNT
 };
 
-/* Hitting tables (spec 3.4). */
-typedef struct {
-    unsigned char all, inter[3], faces, pips;
-} inter_t;
-
-static const inter_t INTER[39] = {
-    {1, {0, 0, 0}, 1, 1},   {1, {0, 0, 0}, 1, 2},   {1, {1, 0, 0}, 2, 2},   {1, {0, 0, 0}, 1, 3},
-    {0, {1, 2, 0}, 2, 3},   {1, {1, 2, 0}, 3, 3},   {1, {0, 0, 0}, 1, 4},   {0, {1, 3, 0}, 2, 4},
-    {1, {2, 0, 0}, 2, 4},   {1, {1, 2, 3}, 4, 4},   {1, {0, 0, 0}, 1, 5},   {0, {1, 4, 0}, 2, 5},
-    {0, {2, 3, 0}, 2, 5},   {1, {0, 0, 0}, 1, 6},   {0, {1, 5, 0}, 2, 6},   {0, {2, 4, 0}, 2, 6},
-    {1, {3, 0, 0}, 2, 6},   {1, {2, 4, 0}, 3, 6},   {0, {1, 6, 0}, 2, 7},   {0, {2, 5, 0}, 2, 7},
-    {0, {3, 4, 0}, 2, 7},   {0, {2, 6, 0}, 2, 8},   {0, {3, 5, 0}, 2, 8},   {1, {4, 0, 0}, 2, 8},
-    {1, {2, 4, 6}, 4, 8},   {0, {3, 6, 0}, 2, 9},   {0, {4, 5, 0}, 2, 9},   {1, {3, 6, 0}, 3, 9},
-    {0, {4, 6, 0}, 2, 10},  {1, {5, 0, 0}, 2, 10},  {0, {5, 6, 0}, 2, 11},  {1, {6, 0, 0}, 2, 12},
-    {1, {4, 8, 0}, 3, 12},  {1, {3, 6, 9}, 4, 12},  {1, {5, 10, 0}, 3, 15}, {1, {4, 8, 12}, 4, 16},
-    {1, {6, 12, 0}, 3, 18}, {1, {5, 10, 15}, 4, 20}, {1, {6, 12, 18}, 4, 24},
-};
-
-/* The 21 rolls: doubles first (weight 1), then the rest (weight 2). */
-static const signed char ROLLS[21][4] = {
-    {0, 2, 5, 9},    {1, 8, 17, 24},  {3, 16, 27, 33}, {6, 23, 32, 35}, {10, 29, 34, 37},
-    {13, 31, 36, 38}, {0, 1, 4, -1},   {0, 3, 7, -1},   {1, 3, 12, -1},  {0, 6, 11, -1},
-    {1, 6, 15, -1},  {3, 6, 20, -1},  {0, 10, 14, -1}, {1, 10, 19, -1}, {3, 10, 22, -1},
-    {6, 10, 26, -1}, {0, 13, 18, -1}, {1, 13, 21, -1}, {3, 13, 25, -1}, {6, 13, 28, -1},
-    {10, 13, 30, -1},
-};
-
 static int msb32(uint32_t x) { return 31 - __builtin_clz(x); }
 
 /* Highest set bit, or none when x == 0. */
@@ -369,41 +342,49 @@ static int popcount32(uint32_t x)
     return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
-/* The ways to hit grouped by kind, as {way, pips, shifts...}; a shift is
- * pips - k for an intermediate k (repeated to fill the row). */
-static const unsigned char DIRECT_WAYS[6][2] = {{0, 1}, {1, 2}, {3, 3}, {6, 4}, {10, 5}, {13, 6}};
-static const unsigned char MULTI_WAYS[18][5] = {
-    {2, 2, 1, 1, 1},    {5, 3, 2, 1, 2},    {8, 4, 2, 2, 2},     {9, 4, 3, 2, 1},
-    {16, 6, 3, 3, 3},   {17, 6, 4, 2, 4},   {23, 8, 4, 4, 4},    {24, 8, 6, 4, 2},
-    {27, 9, 6, 3, 6},   {29, 10, 5, 5, 5},  {31, 12, 6, 6, 6},   {32, 12, 8, 4, 8},
-    {33, 12, 9, 6, 3},  {34, 15, 10, 5, 10}, {35, 16, 12, 8, 4}, {36, 18, 12, 6, 12},
-    {37, 20, 15, 10, 5}, {38, 24, 18, 12, 6}};
-static const unsigned char PAIR_WAYS[15][4] = {
-    {4, 3, 2, 1},  {7, 4, 3, 1},  {11, 5, 4, 1}, {12, 5, 3, 2}, {14, 6, 5, 1},
-    {15, 6, 4, 2}, {18, 7, 6, 1}, {19, 7, 5, 2}, {20, 7, 4, 3}, {21, 8, 6, 2},
-    {22, 8, 5, 3}, {25, 9, 6, 3}, {26, 9, 5, 4}, {28, 10, 6, 4}, {30, 11, 6, 5}};
+/* Hitting tables (spec 3.4). The 39 ways to hit by slot of hit[], laid out
+ * for the roll walk: slots 0..14 the combined way of the 15 non-double
+ * rolls (dice i < j counted from 0, roll r = j (j - 1) / 2 + i), slot 15
+ * unused, slots 16 + 4d .. 19 + 4d die d's direct way, then the ways of 2,
+ * 3 and 4 moves of the double d-d. */
+#define DIRECT_SLOTS 0x1111110000ULL
 
-#define DIRECT_WAY_BITS ((1ULL << 0) | (1ULL << 1) | (1ULL << 3) | (1ULL << 6) | (1ULL << 10) | (1ULL << 13))
+/* Combined ways as {slot, pips, shifts...}; a shift is pips - k for an
+ * intermediate k (repeated to fill the row). */
+static const unsigned char DOUBLE_WAYS[18][5] = {
+    {17, 2, 1, 1, 1},   {18, 3, 2, 1, 2},    {19, 4, 3, 2, 1},    {21, 4, 2, 2, 2},
+    {22, 6, 4, 2, 4},   {23, 8, 6, 4, 2},    {25, 6, 3, 3, 3},    {26, 9, 6, 3, 6},
+    {27, 12, 9, 6, 3},  {29, 8, 4, 4, 4},    {30, 12, 8, 4, 8},   {31, 16, 12, 8, 4},
+    {33, 10, 5, 5, 5},  {34, 15, 10, 5, 10}, {35, 20, 15, 10, 5}, {37, 12, 6, 6, 6},
+    {38, 18, 12, 6, 12}, {39, 24, 18, 12, 6}};
+static const unsigned char PAIR_WAYS[15][4] = {
+    {0, 3, 2, 1},  {1, 4, 3, 1},  {2, 5, 3, 2},  {3, 5, 4, 1},  {4, 6, 4, 2},
+    {5, 7, 4, 3},  {6, 6, 5, 1},  {7, 7, 5, 2},  {8, 8, 5, 3},  {9, 9, 5, 4},
+    {10, 7, 6, 1}, {11, 8, 6, 2}, {12, 9, 6, 3}, {13, 10, 6, 4}, {14, 11, 6, 5}};
+
+static const unsigned char SLOT_PIPS[40] = {
+    3, 4, 5, 5, 6, 7, 6, 7, 8, 9, 7, 8, 9,  10, 11, 0,  1, 2,  3,  4,
+    2, 4, 6, 8, 3, 6, 9, 12, 4, 8, 12, 16, 5, 10, 15, 20, 6, 12, 18, 24};
 
 /* Bit (24 - x) for each intermediate x of a way: (blots << (24 - k)) &
- * INTER_AT24[w] tests for blots on the points k - x. */
-static const uint32_t INTER_AT24[39] = {
-    0x0000000u, 0x0000000u, 0x0800000u, 0x0000000u, 0x0c00000u, 0x0c00000u,
-    0x0000000u, 0x0a00000u, 0x0400000u, 0x0e00000u, 0x0000000u, 0x0900000u,
-    0x0600000u, 0x0000000u, 0x0880000u, 0x0500000u, 0x0200000u, 0x0500000u,
-    0x0840000u, 0x0480000u, 0x0300000u, 0x0440000u, 0x0280000u, 0x0100000u,
-    0x0540000u, 0x0240000u, 0x0180000u, 0x0240000u, 0x0140000u, 0x0080000u,
-    0x00c0000u, 0x0040000u, 0x0110000u, 0x0248000u, 0x0084000u, 0x0111000u,
-    0x0041000u, 0x0084200u, 0x0041040u,
-};
+ * SLOT_AT24[s] tests for blots on the points k - x. */
+static const uint32_t SLOT_AT24[40] = {
+    0x0c00000u, 0x0a00000u, 0x0600000u, 0x0900000u, 0x0500000u, 0x0300000u, 0x0880000u,
+    0x0480000u, 0x0280000u, 0x0180000u, 0x0840000u, 0x0440000u, 0x0240000u, 0x0140000u,
+    0x00c0000u, 0x0000000u, 0x0000000u, 0x0800000u, 0x0c00000u, 0x0e00000u, 0x0000000u,
+    0x0400000u, 0x0500000u, 0x0540000u, 0x0000000u, 0x0200000u, 0x0240000u, 0x0248000u,
+    0x0000000u, 0x0100000u, 0x0110000u, 0x0111000u, 0x0000000u, 0x0080000u, 0x0084000u,
+    0x0084200u, 0x0000000u, 0x0040000u, 0x0041000u, 0x0041040u};
 
-/* Bitmask of intermediate distances of each way (bit k for intermediate k). */
-static uint32_t inter_mask(int w)
-{
-    const inter_t *it = &INTER[w];
-    return (it->inter[0] ? 1u << it->inter[0] : 0) | (it->inter[1] ? 1u << it->inter[1] : 0) |
-           (it->inter[2] ? 1u << it->inter[2] : 0);
-}
+/* The 21 rolls as slots: doubles first (weight 1: the direct way, then the
+ * combined ones), then the rest (weight 2: both direct ways, then the
+ * combined one). */
+static const signed char ROLL_SLOTS[21][4] = {
+    {16, 17, 18, 19}, {20, 21, 22, 23}, {24, 25, 26, 27}, {28, 29, 30, 31}, {32, 33, 34, 35},
+    {36, 37, 38, 39}, {16, 20, 0, -1},  {16, 24, 1, -1},  {20, 24, 2, -1},  {16, 28, 3, -1},
+    {20, 28, 4, -1},  {24, 28, 5, -1},  {16, 32, 6, -1},  {20, 32, 7, -1},  {24, 32, 8, -1},
+    {28, 32, 9, -1},  {16, 36, 10, -1}, {20, 36, 11, -1}, {24, 36, 12, -1}, {28, 36, 13, -1},
+    {32, 36, 14, -1}};
 
 /* Bit w set iff h[w] != 0, for w < 40. */
 static inline uint64_t nonzero_bits40(const unsigned int *h)
@@ -421,13 +402,89 @@ static inline uint64_t nonzero_bits40(const unsigned int *h)
     return ~zero & ((1ULL << 40) - 1);
 }
 
+/* The number of non-zero nibbles of x < 2^24 (the doubles with a slot
+ * set): the nibble flags summed into nibble 5 by one multiply. */
+static int nonzero_nibbles(uint32_t x)
+{
+    x |= x >> 1;
+    x |= x >> 2;
+    return (int)((((x & 0x111111u) * 0x111111u) >> 20) & 0xfu);
+}
+
+/* Sum over the 21 rolls of the largest pips lost (ways that don't hit lose
+ * 0), doubles once, the rest twice. hit[] < 2^24 (no chequer on the bar). */
+#if defined(__SSE2__)
+static int pips_lost(const unsigned int *hit)
+{
+    /* pp = msb(hit) - pips + 1 per slot from the float exponent (exact
+     * below 2^24), saturated to 0 for ways that don't hit, as bytes: p[0]
+     * slots 0..15, p[1] 16..31, p[2] 32..39. */
+    static const int BIAS[40] __attribute__((aligned(16))) = {
+#define B(p) (127 + (p) - 1)
+        B(3), B(4), B(5), B(5),  B(6), B(7),  B(6),  B(7),  B(8), B(9),  B(7),  B(8),  B(9), B(10),
+        B(11), 127, B(1), B(2),  B(3), B(4),  B(2),  B(4),  B(6), B(8),  B(3),  B(6),  B(9), B(12),
+        B(4), B(8), B(12), B(16), B(5), B(10), B(15), B(20), B(6), B(12), B(18), B(24)};
+#undef B
+    __m128i v[10];
+    for (int k = 0; k < 10; k++) {
+        __m128 f = _mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)hit + k));
+        v[k] = _mm_sub_epi32(_mm_srli_epi32(_mm_castps_si128(f), 23),
+                             _mm_load_si128((const __m128i *)BIAS + k));
+    }
+    const __m128i zero = _mm_setzero_si128();
+    __m128i e = _mm_packus_epi16(_mm_packs_epi32(v[0], v[1]), _mm_packs_epi32(v[2], v[3]));
+    __m128i d03 = _mm_packus_epi16(_mm_packs_epi32(v[4], v[5]), _mm_packs_epi32(v[6], v[7]));
+    __m128i d45 = _mm_packus_epi16(_mm_packs_epi32(v[8], v[9]), zero);
+    /* Doubles: the largest byte of each dword (one die's four slots). */
+    const __m128i low = _mm_set1_epi32(0xff);
+    __m128i m03 = _mm_max_epu8(d03, _mm_srli_epi32(d03, 16));
+    __m128i m45 = _mm_max_epu8(d45, _mm_srli_epi32(d45, 16));
+    m03 = _mm_and_si128(_mm_max_epu8(m03, _mm_srli_epi32(m03, 8)), low);
+    m45 = _mm_and_si128(_mm_max_epu8(m45, _mm_srli_epi32(m45, 8)), low);
+    /* Non-doubles: the direct ways' bytes P (die order) spread to roll
+     * order, die i in a and die j in c, against the combined way's in e. */
+    __m128i pd = _mm_packs_epi32(_mm_and_si128(d03, low), _mm_and_si128(d45, low));
+    uint64_t P = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pd, pd));
+    const uint64_t ONES = 0x0101010101010101ULL;
+    uint64_t p1 = (P >> 8) & 0xff, p2 = (P >> 16) & 0xff, p3 = (P >> 24) & 0xff;
+    uint64_t p4 = (P >> 32) & 0xff, p5 = (P >> 40) & 0xff;
+    uint64_t a_lo = (P & 0xff) | (P & 0xffff) << 8 | (P & 0xffffff) << 24 | P << 48;
+    uint64_t a_hi = ((P >> 16) & 0xffff) | (P & 0xffffffffffULL) << 16;
+    uint64_t c_lo = p1 | (p2 * ONES & 0xffff) << 8 | (p3 * ONES & 0xffffff) << 24 | p4 * ONES << 48;
+    uint64_t c_hi = (p4 * ONES & 0xffff) | (p5 * ONES & 0xffffffffffULL) << 16;
+    __m128i a = _mm_set_epi64x((long long)a_hi, (long long)a_lo);
+    __m128i c = _mm_set_epi64x((long long)c_hi, (long long)c_lo);
+    __m128i m = _mm_max_epu8(_mm_max_epu8(a, c), e);
+    /* 2 * 24 + 24 + 24 fits a byte: one sum of all bytes. */
+    __m128i all = _mm_add_epi8(_mm_add_epi8(m, m), _mm_add_epi8(m03, m45));
+    __m128i s = _mm_sad_epu8(all, zero);
+    return _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+}
+#else
+static int pips_lost(const unsigned int *hit)
+{
+    int pp[40], np = 0;
+    for (int s = 0; s < 40; s++)
+        pp[s] = hit[s] ? msb32(hit[s]) - SLOT_PIPS[s] + 1 : 0;
+    for (int r = 0; r < 21; r++) {
+        const signed char *ways = ROLL_SLOTS[r];
+        int npips = 0;
+        for (int j = 0; j < 4 && ways[j] >= 0; j++)
+            npips = pp[ways[j]] > npips ? pp[ways[j]] : npips;
+        np += (r < 6 ? 1 : 2) * npips;
+    }
+    return np;
+}
+#endif
+
 /* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
- * opponent o. Step 1 builds hit[w], bit j set when our chequer on j hits an
- * opponent blot with way w, with bitmaps; step 2 walks the 21 rolls. */
+ * opponent o. Step 1 builds hit[s], bit j set when our chequer on j hits an
+ * opponent blot with the way of slot s, with bitmaps; step 2 walks the 21
+ * rolls. */
 static void hit_features(const unsigned int *b, const unsigned int *o, const side_bits *sb,
                          const side_bits *so, float *x)
 {
-    unsigned int hit[40]; /* hit[39] pads to whole vectors */
+    unsigned int hit[40];
     int nboard = popcount32(sb->made & 0x3fu);
     /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
      * H = our chequers that may hit, B = points the opponent has made.
@@ -442,13 +499,11 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
         return;
     }
 #pragma GCC unroll 6
-    for (int t = 0; t < 6; t++) {
-        int w = DIRECT_WAYS[t][0];
-        hit[w] = (unsigned int)(H & (T << DIRECT_WAYS[t][1]));
-    }
+    for (int d = 0; d < 6; d++)
+        hit[16 + 4 * d] = (unsigned int)(H & (T << (d + 1)));
 #pragma GCC unroll 18
     for (int t = 0; t < 18; t++) {
-        const unsigned char *m = MULTI_WAYS[t];
+        const unsigned char *m = DOUBLE_WAYS[t];
         uint64_t blocked = (B << m[2]) | (B << m[3]) | (B << m[4]);
         hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked);
     }
@@ -458,7 +513,7 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
         uint64_t blocked = (B << m[2]) & (B << m[3]);
         hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked);
     }
-    hit[39] = 0;
+    hit[15] = 0;
     uint64_t waymask = nonzero_bits40(hit);
     if (!waymask) {
         x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
@@ -467,89 +522,71 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
 
     int np = 0, n1 = 0, n2 = 0;
     if (b[24] == 0) {
-        /* Per-way facts used by every roll, 0 for ways without a hit: the
-         * rearmost hitter kk, the pips lost pp (>= 1 when hitting), whether
-         * kk is a made point, and whether the way adds a second chance (a
-         * direct way with another hitter, or a combined way whose landing
-         * spot x pips from kk holds a blot). Combined ways only for the ways
-         * that hit (about a third of them). */
-        int kk[39], point[39];
-        unsigned char pp[39] = {0}, second[39] = {0};
+        /* A roll has a chance to hit when one of its ways hits; a second
+         * when one of them adds one (bit s of second): a direct way with
+         * another hitter, a combined way whose landing spot x pips from
+         * the rearmost hitter k holds a blot, or (non-doubles) both direct
+         * ways, unless with the same single chequer. */
+        uint64_t second = 0;
+        for (uint64_t m = waymask & ~DIRECT_SLOTS; m; m &= m - 1) {
+            int s = __builtin_ctzll(m), k = msb32(hit[s]);
+            second |= (uint64_t)(((blots << (24 - k)) & SLOT_AT24[s]) != 0) << s;
+        }
+        /* same[k]: the dice whose direct way's rearmost hitter is k. */
+        unsigned char same[24] = {0};
+        int kk[6];
+        uint32_t dice = 0;
 #pragma GCC unroll 6
-        for (int t = 0; t < 6; t++) {
-            int w = DIRECT_WAYS[t][0];
-            unsigned int h = hit[w];
+        for (int d = 0; d < 6; d++) {
+            unsigned int h = hit[16 + 4 * d];
             int k = msb32(h | 1u), on = h != 0;
-            kk[w] = k;
-            pp[w] = (unsigned char)(on * (k - DIRECT_WAYS[t][1] + 1));
-            point[w] = b[k] > 1;
-            second[w] = (h & ~(1u << k)) != 0;
+            kk[d] = k;
+            dice |= (uint32_t)on << d;
+            same[k] |= (unsigned char)(on << d);
+            second |= (uint64_t)((h & (h - 1)) != 0) << (16 + 4 * d);
         }
-        for (uint64_t m = waymask & ~DIRECT_WAY_BITS; m; m &= m - 1) {
-            int w = __builtin_ctzll(m), k = msb32(hit[w]);
-            pp[w] = (unsigned char)(k - INTER[w].pips + 1);
-            second[w] = ((blots << (24 - k)) & INTER_AT24[w]) != 0;
+        /* Bits in roll order: a direct way hits, both add a chance. */
+        uint32_t direct = 0, both = 0;
+#pragma GCC unroll 5
+        for (int j = 1; j < 6; j++) {
+            uint32_t below = (1u << j) - 1, on = 0u - ((dice >> j) & 1);
+            uint32_t shared = (sb->made >> kk[j]) & 1 ? 0 : same[kk[j]];
+            direct |= ((dice | on) & below) << (j * (j - 1) / 2);
+            both |= (on & dice & below & ~shared) << (j * (j - 1) / 2);
         }
-        /* Doubles: one direct way, then three combined ways. Branch-free:
-         * on = 1 when a way hits; (nch ? nch : 1) is nch + (nch == 0). */
-#pragma GCC unroll 6
-        for (int r = 0; r < 6; r++) {
-            const signed char *ways = ROLLS[r];
-            int a = ways[0];
-            int nch = (hit[a] != 0) * (1 + second[a]);
-            int npips = pp[a];
-            for (int j = 1; j < 4; j++) {
-                int w = ways[j], on = hit[w] != 0;
-                nch += on * ((nch == 0) + second[w]);
-                npips = pp[w] > npips ? pp[w] : npips;
-            }
-            np += npips;
-            n1 += nch > 0;
-            n2 += nch > 1;
-        }
-        /* Two direct ways, then the combined one. */
-#pragma GCC unroll 15
-        for (int r = 6; r < 21; r++) {
-            const signed char *ways = ROLLS[r];
-            int a = ways[0], c = ways[1], e = ways[2];
-            int ha = hit[a] != 0, hc = hit[c] != 0, he = hit[e] != 0;
-            int nch = ha + (hc & (!ha | (kk[a] != kk[c]) | point[c]));
-            nch += he * ((nch == 0) + second[e]);
-            int npips = pp[a] > pp[c] ? pp[a] : pp[c];
-            npips = pp[e] > npips ? pp[e] : npips;
-            np += 2 * npips;
-            n1 += 2 * (nch > 0);
-            n2 += 2 * (nch > 1);
-        }
+        uint32_t w32 = (uint32_t)waymask & 0x7fffu, s32 = (uint32_t)second & 0x7fffu;
+        n1 = nonzero_nibbles((uint32_t)(waymask >> 16)) + 2 * popcount32(direct | w32);
+        n2 = nonzero_nibbles((uint32_t)(second >> 16)) + 2 * popcount32(both | s32);
+        np = pips_lost(hit);
     } else {
         /* Chequers on the bar. A direct way counts the bar chequer hitting
          * (bit 24) and, with one chequer up, the highest other hitter once
          * per roll if the other die enters (for doubles the way after the
          * direct one, twice the die: gnubg's quirk). A combined way counts
          * only the bar chequer, plus a second chance when a landing spot x
-         * pips in holds a blot (o[x + 1]). */
+         * pips in holds a blot (o[x + 1]: bit 24 - x of blots << 2). */
         int one = b[24] == 1;
 #pragma GCC unroll 21
         for (int r = 0; r < 21; r++) {
-            const signed char *ways = ROLLS[r];
+            const signed char *ways = ROLL_SLOTS[r];
             int nd = r < 6 ? 1 : 2;
             int nch = 0, npips = 0, used = 0;
             for (int j = 0; j < nd; j++) {
-                int w = ways[j], pw = INTER[w].pips;
+                int w = ways[j], pw = SLOT_PIPS[w];
                 int h24 = (hit[w] >> 24) & 1;
                 nch += h24;
                 npips = h24 * (25 - pw) > npips ? h24 * (25 - pw) : npips;
                 unsigned int rest = hit[w] & 0xffffffu;
-                int can = one & (rest != 0) & !used & (o[INTER[ways[1 - j]].pips - 1] <= 1);
+                int can = one & (rest != 0) & !used & (o[SLOT_PIPS[ways[1 - j]] - 1] <= 1);
                 used |= can;
                 nch += can;
                 int lost = can * (msb32(rest | 1u) - pw + 1);
                 npips = lost > npips ? lost : npips;
             }
             for (int j = nd; j < 4 && ways[j] >= 0; j++) {
-                int w = ways[j], pw = INTER[w].pips;
+                int w = ways[j], pw = SLOT_PIPS[w];
                 int h24 = one & (int)((hit[w] >> 24) & 1);
-                int blot = (so->blot & (inter_mask(w) << 1)) != 0;
+                int blot = ((blots << 2) & SLOT_AT24[w]) != 0;
                 nch += h24 * ((nch == 0) + blot);
                 npips = h24 * (25 - pw) > npips ? h24 * (25 - pw) : npips;
             }
