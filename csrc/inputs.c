@@ -335,6 +335,11 @@ static int msb32(uint32_t x) { return 31 - __builtin_clz(x); }
 /* Highest set bit, or none when x == 0. */
 static int msb_or(uint32_t x, int none) { return x ? msb32(x) : none; }
 
+/* Popcount of 6 bits (no POPCNT instruction in baseline x86-64). */
+static const unsigned char POP6[64] = {
+    0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+    1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
+
 static int popcount32(uint32_t x)
 {
     x = x - ((x >> 1) & 0x55555555u);
@@ -349,14 +354,8 @@ static int popcount32(uint32_t x)
  * 3 and 4 moves of the double d-d. */
 #define DIRECT_SLOTS 0x1111110000ULL
 
-/* Combined ways as {slot, pips, shifts...}; a shift is pips - k for an
- * intermediate k (repeated to fill the row). */
-static const unsigned char DOUBLE_WAYS[18][5] = {
-    {17, 2, 1, 1, 1},   {18, 3, 2, 1, 2},    {19, 4, 3, 2, 1},    {21, 4, 2, 2, 2},
-    {22, 6, 4, 2, 4},   {23, 8, 6, 4, 2},    {25, 6, 3, 3, 3},    {26, 9, 6, 3, 6},
-    {27, 12, 9, 6, 3},  {29, 8, 4, 4, 4},    {30, 12, 8, 4, 8},   {31, 16, 12, 8, 4},
-    {33, 10, 5, 5, 5},  {34, 15, 10, 5, 10}, {35, 20, 15, 10, 5}, {37, 12, 6, 6, 6},
-    {38, 18, 12, 6, 12}, {39, 24, 18, 12, 6}};
+/* Combined ways of the non-doubles as {slot, pips, shifts}; a shift is
+ * pips - k for an intermediate k. */
 static const unsigned char PAIR_WAYS[15][4] = {
     {0, 3, 2, 1},  {1, 4, 3, 1},  {2, 5, 3, 2},  {3, 5, 4, 1},  {4, 6, 4, 2},
     {5, 7, 4, 3},  {6, 6, 5, 1},  {7, 7, 5, 2},  {8, 8, 5, 3},  {9, 9, 5, 4},
@@ -485,7 +484,7 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
                          const side_bits *so, float *x)
 {
     unsigned int hit[40];
-    int nboard = popcount32(sb->made & 0x3fu);
+    int nboard = POP6[sb->made & 0x3fu];
     /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
      * H = our chequers that may hit, B = points the opponent has made.
      * Hitter j hits target p = j - d; an intermediate k of a way lands on
@@ -498,14 +497,16 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
         x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
         return;
     }
+    /* Double d-d: n moves pass n - 1 intermediates, so the hitters left
+     * unblocked shrink from move to move. */
 #pragma GCC unroll 6
-    for (int d = 0; d < 6; d++)
-        hit[16 + 4 * d] = (unsigned int)(H & (T << (d + 1)));
-#pragma GCC unroll 18
-    for (int t = 0; t < 18; t++) {
-        const unsigned char *m = DOUBLE_WAYS[t];
-        uint64_t blocked = (B << m[2]) | (B << m[3]) | (B << m[4]);
-        hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked);
+    for (int d = 1; d <= 6; d++) {
+        uint64_t clear = H;
+#pragma GCC unroll 4
+        for (int n = 1; n <= 4; n++) {
+            hit[12 + 4 * d + n - 1] = (unsigned int)(clear & (T << (n * d)));
+            clear &= ~(B << (n * d));
+        }
     }
 #pragma GCC unroll 15
     for (int t = 0; t < 15; t++) {
@@ -634,9 +635,11 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         int m = opp_back < 11 ? 11 : opp_back;
         pt_sums out = sums_above(&pts, 5);
         uint32_t kept = sb->made & 0xffffffu & ~((2u << m) - 1);
-        int no = bar + out.c - 2 * popcount32(kept), t = 24 * bar + out.l;
-        for (; kept; kept &= kept - 1)
+        int no = bar + out.c, t = 24 * bar + out.l;
+        for (; kept; kept &= kept - 1) {
+            no -= 2;
             t -= 2 * __builtin_ctz(kept);
+        }
         if (m == 24) { /* no opponent chequers: the loop form counted the bar twice */
             no += bar;
             t += 24 * bar;
@@ -677,22 +680,20 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         x[X_BACKRESCAPES] = DIVC(tab->esc1[m], 36);
     }
     {
-        int n = 36, i = 15;
-        for (; i < 24 - opp_back; i++) {
-            int e = tab->esc[escape_mask(sb->made, i)];
+        /* Escapes from points 15..24 (a 12-point window from 15 on), as
+         * running minima: ACONTAIN stops below 24 - opp_back, CONTAIN
+         * always covers 15..23 (gnubg's two loops). */
+        int pre[10], n = 36;
+        for (int i = 15; i < 25; i++) {
+            int e = tab->esc[(sb->made >> (24 - i)) & 0xfffu];
             n = e < n ? e : n;
+            pre[i - 15] = n;
         }
-        x[X_ACONTAIN] = DIVC(36 - n, 36);
+        int lim = 24 - opp_back; /* 0..25 */
+        int a = lim < 16 ? 36 : pre[lim - 16];
+        x[X_ACONTAIN] = DIVC(36 - a, 36);
         x[X_ACONTAIN2] = x[X_ACONTAIN] * x[X_ACONTAIN];
-        if (opp_back < 0) {
-            i = 15;
-            n = 36;
-        }
-        for (; i < 24; i++) {
-            int e = tab->esc[escape_mask(sb->made, i)];
-            n = e < n ? e : n;
-        }
-        x[X_CONTAIN] = DIVC(36 - n, 36);
+        x[X_CONTAIN] = DIVC(36 - pre[8], 36);
         x[X_CONTAIN2] = x[X_CONTAIN] * x[X_CONTAIN];
     }
     /* MOBILITY (escapes through the opponent's points) */
@@ -700,7 +701,9 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         int n = 0;
         for (uint32_t m = sb->occ & ~0x3fu; m; m &= m - 1) {
             int i = __builtin_ctz(m);
-            n += (i - 5) * (int)b[i] * tab->esc[escape_mask(so->made, i)];
+            /* escape_mask(so->made, i) for i >= 6 */
+            uint32_t w = (so->made >> (24 - i)) & ((1u << (i < 12 ? i : 12)) - 1);
+            n += (i - 5) * (int)b[i] * tab->esc[w];
         }
         x[X_MOBILITY] = DIVC(n, 3600);
     }
@@ -739,7 +742,7 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
             }
         }
         x[X_ENTER] = DIVC(loss, 294);
-        int n = popcount32(so->made & 0x3fu);
+        int n = POP6[so->made & 0x3fu];
         x[X_ENTER2] = DIVC(36 - (n - 6) * (n - 6), 36);
     }
     /* BACKBONE: the rearmost made point pa (never updated, gnubg's quirk)
@@ -759,7 +762,7 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     }
     /* BACKG, BACKG1 */
     {
-        int nac = popcount32(sb->made & 0xfc0000u), tot = 0;
+        int nac = POP6[(sb->made >> 18) & 0x3fu], tot = 0;
         for (int i = 18; i < 25; i++)
             tot += (int)b[i];
         x[X_BACKG] = nac > 1 ? DIVC(tot - 3, 4) : 0.0f;
