@@ -24,6 +24,7 @@ from bot.tournament.play import Table, play_match
 from bot.tournament.results import RESULTS
 from bot.tournament.runner import run
 from bot.tournament.schedule import MatchSpec, schedule
+from engine.analysis import analyse_match
 from engine.evaluator import Engine
 from engine.levels import level
 from engine.records import Double, Roll, load_sgf
@@ -223,3 +224,30 @@ def test_schedule_formats_and_seeds() -> None:
     assert len(first_gauntlet) == 9 and all(seeds[s.key] == s.dice_seed for s in first_gauntlet)
     assert len(set(seeds.values())) == len(seeds)
     assert seeds != {s.key: s.dice_seed for s in schedule(names, "round robin", None, 3, seed=2, duplicate=False)}
+
+
+def test_self_play_ranks_levels_by_error_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = ["beginner", "expert"]
+    specs = schedule(names, "self play", None, 2, seed=4, duplicate=False)
+    assert [s.pairing for s in specs] == [("beginner", "beginner"), ("expert", "expert")] * 2
+    # every level plays the same dice in its k-th match
+    assert specs[0].dice_seed == specs[1].dice_seed != specs[2].dice_seed == specs[3].dice_seed
+    with pytest.raises(ConfigError, match="self play"):
+        tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS, "format": "self play",
+                                                 "duplicate_dice": True, "matches": 2})
+    cfg, out = tmp_path / "levels.yaml", tmp_path / "out"
+    cfg.write_text(yaml.safe_dump({"players": [{"name": n, "level": n} for n in names], "format": "self play",
+                                   "match_length": 1, "matches": 2, "seed": 4, "output": str(out),
+                                   "analysis_level": "expert"}))
+    assert main(["tournament", str(cfg), "--workers", "2", "--quiet"]) == 0
+    assert "Error rates, lowest first: expert < beginner" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text())
+    assert report["error_rate_order"] == ["expert", "beginner"] and report["ratings"] is None
+    assert not (out / "ratings.png").exists()
+    # both sides of a self-play match count for the one player
+    for key, line in _results(out).items():
+        analysis = analyse_match(Engine(), load_sgf(out / "matches" / f"{key}.sgf"), "expert", threads=1)
+        (name, totals), = line["analysis"].items()
+        assert totals["unforced_moves"] == sum(p.rates.unforced_moves for p in analysis.players) > 0
+        assert totals["chequer_error"] == pytest.approx(sum(p.rates.chequer_error for p in analysis.players))
+        assert (totals["chequer_error"] == 0.0) == (name == "expert")  # expert analysed at expert: no errors

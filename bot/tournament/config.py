@@ -95,7 +95,7 @@ class Anchor(StrictSection):
 
 class TournamentConfig(StrictSection):
     players: Annotated[list[Player], Field(min_length=2)]
-    format: Literal["round robin", "gauntlet"] = "round robin"
+    format: Literal["round robin", "gauntlet", "self play"] = "round robin"
     gauntlet_player: str | None = None  # default: the first player
     match_length: Annotated[int, Field(ge=0, le=64)] = 1  # 0 = money sessions
     games: Annotated[int, Field(ge=1)] = 1  # games per money session
@@ -116,6 +116,8 @@ class TournamentConfig(StrictSection):
         for key, name in (("gauntlet_player", self.gauntlet_player), ("anchor.player", self.anchor.player)):
             if name is not None and name not in names:
                 raise ValueError(f"{key}: {name!r} is not one of the players")
+        if self.duplicate_dice and self.format == "self play":
+            raise ValueError("duplicate_dice swaps seats, which changes nothing in self play: turn it off")
         if self.duplicate_dice and self.matches % 2:
             raise ValueError("duplicate_dice plays matches in pairs: make matches even")
         return self

@@ -25,6 +25,7 @@ from bot.tournament.play import THREADS, Table, play_match, summarise
 from bot.tournament.schedule import MatchSpec
 
 Outcome = tuple[dict[str, Any], str]  # (result line, .sgf text)
+_ANALYSED = ("chequer_error", "unforced_moves", "cube_error", "close_cube_decisions")  # summed per player
 
 
 def table_for(config: TournamentConfig, spec: MatchSpec) -> Table:
@@ -50,11 +51,12 @@ def play_one(engine: Engine, config: TournamentConfig, spec: MatchSpec) -> Outco
     }
     if config.analysis_level is not None:
         analysis = analyse_match(engine, record, config.analysis_level, threads=THREADS)
-        result["analysis"] = {p.name: {"chequer_error": p.rates.chequer_error,
-                                       "unforced_moves": p.rates.unforced_moves,
-                                       "cube_error": p.rates.cube_error,
-                                       "close_cube_decisions": p.rates.close_cube_decisions}
-                              for p in analysis.players}
+        totals: dict[str, dict[str, float]] = {}
+        for p in analysis.players:  # in self play both sides are one player
+            t = totals.setdefault(p.name, dict.fromkeys(_ANALYSED, 0))
+            for key in _ANALYSED:
+                t[key] += getattr(p.rates, key)
+        result["analysis"] = totals
     result["wall_s"] = time.perf_counter() - start
     return result, sgf.dumps(record)
 

@@ -69,6 +69,8 @@ def _outcomes(config: TournamentConfig, results: Iterable[Result], index: Mappin
 
 
 def _ratings(config: TournamentConfig, results: list[Result]) -> dict[str, Any] | None:
+    if config.format == "self play":
+        return None  # no one played anyone else
     names = [p.name for p in config.players]
     index = {n: k for k, n in enumerate(names)}
     outcomes = _outcomes(config, results, index)
@@ -117,12 +119,13 @@ def build(config: TournamentConfig, results: Iterable[Result], *, ratings: bool 
             "points_against": sum(_points(config, r, r["black"] if r["white"] == p.name else r["white"])
                                   for r in mine),
         }
-        interval = _score_interval(config, units[p.name])
-        if config.money:
-            row["ppg"] = interval.as_dict() if interval else None
-        else:
-            row["won"] = sum(1 for r in mine if r["winner"] == p.name)
-            row["win_rate"] = interval.as_dict() if interval else None
+        if config.format != "self play":  # against itself a player has no score
+            interval = _score_interval(config, units[p.name])
+            if config.money:
+                row["ppg"] = interval.as_dict() if interval else None
+            else:
+                row["won"] = sum(1 for r in mine if r["winner"] == p.name)
+                row["win_rate"] = interval.as_dict() if interval else None
         if p.name in errors:
             e = errors[p.name]
             row["error_rate_memg"] = e.memg(e.overall_rate)
@@ -137,6 +140,9 @@ def build(config: TournamentConfig, results: Iterable[Result], *, ratings: bool 
         "anchor": {"player": config.anchor_player, "rating": config.anchor.rating},
         "pairwise": _pairwise(config, done),
     }
+    analysed = [p for p in players if "error_rate_memg" in p]
+    # errors are negative equity: the smallest loss first
+    report["error_rate_order"] = [p["name"] for p in sorted(analysed, key=lambda p: abs(p["error_rate_memg"]))]
     if ratings:
         report["ratings"] = _ratings(config, done)
     return report
@@ -170,22 +176,34 @@ def _plus_minus(d: Mapping[str, float]) -> str:
 
 
 def standings_table(report: Mapping[str, Any]) -> Table:
-    """Players by score, with 95% confidence intervals (ratings: ± half the interval)."""
+    """Players by score, with 95% confidence intervals (ratings: ± half the interval);
+    in self play, where every score is even, by error rate."""
     money = report["match_length"] == 0
+    self_play = report["format"] == "self play"
     ratings = report.get("ratings")
     analysed = any("error_rate_memg" in p for p in report["players"])
-    table = Table(title="Standings, 95% confidence intervals", title_justify="left", box=box.SIMPLE_HEAD)
-    columns = ["player", "matches", "games" if money else "won", "points +/-", "ppg" if money else "win %"]
+    title = "Error rates by level (self play)" if self_play else "Standings, 95% confidence intervals"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    if self_play:
+        columns = ["player", "matches", "games"]
+    else:
+        columns = ["player", "matches", "games" if money else "won", "points +/-", "ppg" if money else "win %"]
     columns += ["Elo", "FIBS"] if ratings else []
     columns += ["mEMG"] if analysed else []
     for column in columns:
         table.add_column(column, justify="left" if column == "player" else "right", no_wrap=True)
-    order = sorted(report["players"], key=lambda p: -((p.get("ppg") or p.get("win_rate") or {}).get("value", 0.0)))
+    if self_play:
+        order = sorted(report["players"], key=lambda p: abs(p.get("error_rate_memg", float("inf"))))
+    else:
+        order = sorted(report["players"], key=lambda p: -((p.get("ppg") or p.get("win_rate") or {}).get("value", 0.0)))
     for p in order:
         name = p["name"] if p["level"] == p["name"] else f"{p['name']} ({p['level']})"
-        cells = [name, str(p["matches"]), str(p["games"] if money else p["won"]),
-                 f"{p['points_for']}/{p['points_against']}",
-                 _range(p["ppg"] if money else p["win_rate"], money)]
+        if self_play:
+            cells = [name, str(p["matches"]), str(p["games"])]
+        else:
+            cells = [name, str(p["matches"]), str(p["games"] if money else p["won"]),
+                     f"{p['points_for']}/{p['points_against']}",
+                     _range(p["ppg"] if money else p["win_rate"], money)]
         if ratings:
             cells += [_plus_minus(ratings["elo"][p["name"]]), _plus_minus(ratings["fibs"][p["name"]])]
         if analysed:
@@ -214,6 +232,8 @@ def pairwise_table(report: Mapping[str, Any]) -> Table:
 def show(report: Mapping[str, Any], console: Console) -> None:
     console.print(standings_table(report))
     console.print(pairwise_table(report))
+    if report["error_rate_order"]:
+        console.print("Error rates, lowest first: " + " < ".join(report["error_rate_order"]))
     ratings = report.get("ratings")
     if ratings:
         note = " (regularised: someone won or lost every game, see the docs)" if ratings["regularised"] else ""

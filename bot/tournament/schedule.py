@@ -4,7 +4,9 @@ A match is named by its pairing (two player names, in config order) and its
 index. Its dice come from a seed derived from (tournament seed, pairing,
 index) alone, so results do not depend on worker count or scheduling. Seats
 alternate by index. With duplicate dice, matches 2k and 2k+1 share one dice
-sequence and swap seats, so each player gets the rolls the other had.
+sequence and swap seats, so each player gets the rolls the other had. In self
+play (each player against itself) every player's match k has the same dice,
+so the levels are compared on common rolls.
 
 >>> specs = schedule(["x", "y", "z"], "round robin", None, 2, seed=7, duplicate=True)
 >>> a, b = [s for s in specs if s.pairing == ("x", "y")]
@@ -44,7 +46,10 @@ def _derive(*parts: object) -> int:
 
 
 def pairings(players: Sequence[str], fmt: str, gauntlet_player: str | None) -> list[tuple[str, str]]:
-    """Round robin: every pair once; gauntlet: one player against each other."""
+    """Round robin: every pair once; gauntlet: one player against each other;
+    self play: each player against itself."""
+    if fmt == "self play":
+        return [(p, p) for p in players]
     if fmt == "gauntlet":
         hero = gauntlet_player or players[0]
         return [(hero, p) for p in players if p != hero]
@@ -59,7 +64,8 @@ def schedule(players: Sequence[str], fmt: str, gauntlet_player: str | None, matc
         for a, b in pairings(players, fmt, gauntlet_player):
             white, black = (a, b) if index % 2 == 0 else (b, a)
             dice_index = index // 2 if duplicate else index
-            specs.append(MatchSpec((a, b), index, white, black, _derive(seed, a, b, dice_index)))
+            dice_seed = _derive(seed, dice_index) if fmt == "self play" else _derive(seed, a, b, dice_index)
+            specs.append(MatchSpec((a, b), index, white, black, dice_seed))
     return specs
 
 
