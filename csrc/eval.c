@@ -155,9 +155,8 @@ void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
 /* ---- 0-ply ------------------------------------------------------------- */
 
 /* The class evaluation; the sanity check (net classes only) if sanity. */
-static int eval_class(const struct bg_engine *e, const bg_board b, float out[5], int sanity)
+static int eval_known(const struct bg_engine *e, const bg_board b, int c, float out[5], int sanity)
 {
-    int c = bg_classify_board(b);
     bg_sparse in;
     switch (c) {
     case BG_CLASS_OVER:
@@ -190,12 +189,12 @@ static int eval_class(const struct bg_engine *e, const bg_board b, float out[5],
 
 int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5])
 {
-    return eval_class(e, b, out, 1);
+    return eval_known(e, b, bg_classify_board(b), out, 1);
 }
 
 int bg_eval0_raw(const struct bg_engine *e, const bg_board b, float out[5])
 {
-    return eval_class(e, b, out, 0);
+    return eval_known(e, b, bg_classify_board(b), out, 0);
 }
 
 /* ---- cache ------------------------------------------------------------- */
@@ -358,34 +357,34 @@ int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_
                     float out[5])
 {
     int c;
-    bg_eval0_cached_many(e, cache, (const bg_board *)b, 1, (float(*)[5])out, &c);
+    bg_eval0_cached_many(e, cache, (const bg_board *)b, NULL, 1, -1, (float(*)[5])out, &c);
     return c;
 }
 
 void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, const bg_board *b,
-                          int k, float (*out)[5], int *cls)
+                          const int *pick, int k, int known_cls, float (*out)[5], int *cls)
 {
     enum { AHEAD = 16 };
     for (int j0 = 0; j0 < k; j0 += AHEAD) {
         int n = k - j0 < AHEAD ? k - j0 : AHEAD;
         uint32_t key[AHEAD][KEY_WORDS];
         cache_slot *slot[AHEAD];
+        const unsigned int(*board[AHEAD])[25];
         /* every slot is requested before the first is read: the misses overlap */
         for (int j = 0; j < n; j++) {
-            slot[j] = cache && !board_key(b[j0 + j], key[j]) ? slot_of(cache, key[j]) : NULL;
+            board[j] = b[pick ? pick[j0 + j] : j0 + j];
+            slot[j] = cache && !board_key(board[j], key[j]) ? slot_of(cache, key[j]) : NULL;
             if (slot[j])
                 __builtin_prefetch(slot[j]);
         }
         for (int j = 0; j < n; j++) {
             float *o = out[j0 + j];
-            if (!slot[j]) {
-                cls[j0 + j] = bg_eval0(e, b[j0 + j], o);
-                continue;
-            }
-            int c = slot_read(slot[j], key[j], o);
+            int c = slot[j] ? slot_read(slot[j], key[j], o) : -1;
             if (c < 0) {
-                c = bg_eval0(e, b[j0 + j], o);
-                slot_write(slot[j], key[j], c, o);
+                c = eval_known(e, board[j], known_cls >= 0 ? known_cls : bg_classify_board(board[j]),
+                               o, 1);
+                if (slot[j])
+                    slot_write(slot[j], key[j], c, o);
             }
             cls[j0 + j] = c;
         }

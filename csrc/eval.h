@@ -35,9 +35,11 @@ struct bg_cache;
 int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_board b,
                     float out[5]);
 
-/* bg_eval0_cached on k boards: out[j], cls[j]. */
+/* bg_eval0_cached on k boards b[pick[j]] (b[j] when pick is NULL): out[j],
+ * cls[j]. known_cls >= 0 is the class of every one of them (saves the
+ * classification), -1 when unknown. */
 void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, const bg_board *b,
-                          int k, float (*out)[5], int *cls);
+                          const int *pick, int k, int known_cls, float (*out)[5], int *cls);
 
 /* The sanity check (spec 6.5) on net outputs; needs the one-sided db. */
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5]);

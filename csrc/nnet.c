@@ -753,14 +753,17 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
                                                _mm512_load_ps(net->w_out_q + 16 * t)));
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(h4, _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    float s[20], r[8] = {0};
+    float s[20], r[16] = {0};
     _mm512_storeu_ps(s, acc);
     _mm_storeu_ps(s + 16, acc4);
     for (int o = 0; o < 5; o++) {
         const float *l = s + 4 * o;
         r[o] = net->th_out[o] + ((l[0] + l[2]) + (l[1] + l[3]));
     }
-    output_sigmoid_avx2(net, _mm256_loadu_ps(r), out);
+    /* the permute sigmoid: no gather */
+    _mm512_storeu_ps(s, sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_output),
+                                                     _mm512_loadu_ps(r))));
+    memcpy(out, s, 5 * sizeof(float));
 }
 
 /* n_hidden a multiple of 16. */

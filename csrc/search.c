@@ -193,14 +193,16 @@ static int leaf_probs(worker *w, const bg_board b, float p[5])
     return bg_eval0_cached(w->e, w->cache, b, p);
 }
 
-static void leaf_probs_many(worker *w, const bg_board *b, int k, float (*p)[5], int *cls)
+/* leaf_probs of b[pick[j]] (b[j] without pick), all of class known_cls if >= 0. */
+static void leaf_probs_many(worker *w, const bg_board *b, const int *pick, int k, int known_cls,
+                            float (*p)[5], int *cls)
 {
     if (w->s->noise > 0.0f) {
         for (int j = 0; j < k; j++)
-            cls[j] = leaf_probs(w, (const unsigned int(*)[25])b[j], p[j]);
+            cls[j] = leaf_probs(w, (const unsigned int(*)[25])b[pick ? pick[j] : j], p[j]);
         return;
     }
-    bg_eval0_cached_many(w->e, w->cache, b, k, p, cls);
+    bg_eval0_cached_many(w->e, w->cache, b, pick, k, known_cls, p, cls);
 }
 
 /* ---- resulting positions of a roll --------------------------------------------
@@ -491,7 +493,8 @@ static void score_leaf(worker *w, const bg_board nb, int cls, const float p[5],
 }
 
 /* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results the
- * pruning net rates worst for the opponent; 0 if pruning does not apply. */
+ * pruning net rates worst for the opponent and returns their common class;
+ * -1 if pruning does not apply. */
 static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
 {
     float *sc = w->sc->pscore; /* sc[t]: the score of order[t] */
@@ -505,9 +508,9 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
             if (i0 + j == 0) {
                 c0 = c;
                 if (c0 < BG_CLASS_RACE)
-                    return 0;
+                    return -1;
             } else if (c != c0) {
-                return 0;
+                return -1;
             }
         }
         float q[BG_PRUNE_BATCH][5];
@@ -527,7 +530,7 @@ static int prune_select(worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
             order[t] = i0 + j;
         }
     }
-    return 1;
+    return c0;
 }
 
 /* The side on roll's play for a roll at 0 ply (spec 3.2, 3.3). Writes the
@@ -551,10 +554,10 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
     ci_opp.move = !ci_move->move;
     if (w->cubeful)
         make_cube_pos(&ci_opp, 1, 0, 0, kids);
-    int m = n, pruned = 0;
+    int m = n, pruned = 0, pruned_cls = -1;
     if (w->prune) {
         int keep = 5 + floor_log2(n);
-        if (n > keep && prune_select(w, n, &ci_opp, keep)) {
+        if (n > keep && (pruned_cls = prune_select(w, n, &ci_opp, keep)) >= 0) {
             m = keep;
             pruned = 1;
         }
@@ -564,21 +567,17 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
     enum { CHUNK = 16 };
     for (int t0 = 0; t0 < m; t0 += CHUNK) {
         int k = m - t0 < CHUNK ? m - t0 : CHUNK;
-        bg_board picked[CHUNK];
-        const bg_board *cand = res + t0;
-        if (pruned) {
-            for (int j = 0; j < k; j++)
-                memcpy(picked[j], res[w->sc->order[t0 + j]], sizeof(bg_board));
-            cand = (const bg_board *)picked;
-        }
+        const int *pick = pruned ? w->sc->order + t0 : NULL;
+        const bg_board *from = pruned ? res : res + t0;
         float p[CHUNK][5];
         int cls[CHUNK];
-        leaf_probs_many(w, cand, k, p, cls);
+        leaf_probs_many(w, from, pick, k, pruned_cls, p, cls);
         for (int j = 0; j < k; j++) {
             float s1, s2;
-            score_leaf(w, cand[j], cls[j], p[j], ci_move, &ci_opp, kids, &s1, &s2);
+            int idx = pruned ? pick[j] : t0 + j;
+            score_leaf(w, res[idx], cls[j], p[j], ci_move, &ci_opp, kids, &s1, &s2);
             if (best < 0 || s1 > bs || (s1 == bs && s2 > bs2)) {
-                best = pruned ? w->sc->order[t0 + j] : t0 + j;
+                best = idx;
                 bs = s1;
                 bs2 = s2;
                 memcpy(known, p[j], 5 * sizeof(float));
