@@ -18,6 +18,7 @@ resignations are not.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
 from engine import analysis_rates as rates
@@ -114,6 +115,15 @@ class PlayerAnalysis:
         self.rolls += 1
         if rates.luck(value) != "none":
             self.luck_classes[rates.luck(value)] += 1
+
+    def __add__(self, other: PlayerAnalysis) -> PlayerAnalysis:
+        """Two analyses of one player (two matches, or both sides of a self-play match)."""
+        def summed(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+            return {k: a[k] + b[k] for k in a}
+
+        return PlayerAnalysis(self.name, self.rates + other.rates, summed(self.chequer_skills, other.chequer_skills),
+                              summed(self.cube_skills, other.cube_skills), self.luck + other.luck,
+                              self.rolls + other.rolls, summed(self.luck_classes, other.luck_classes))
 
     def as_dict(self, match_length: int) -> dict[str, Any]:
         r = self.rates
@@ -254,3 +264,17 @@ def analyse_match(engine: Engine, record: MatchRecord, level: str | Level = "exp
         if d.luck is not None:
             players[d.player].add_luck(d.luck)
     return MatchAnalysis(players, tuple(run.decisions), lv.name, record.length)
+
+
+def by_player(analyses: Iterable[MatchAnalysis]) -> list[PlayerAnalysis]:
+    """Every player's analyses summed, by name, in order of first appearance."""
+    totals: dict[str, PlayerAnalysis] = {}
+    for analysis in analyses:
+        for p in analysis.players:
+            totals[p.name] = totals[p.name] + p if p.name in totals else p
+    return list(totals.values())
+
+
+def error_rate_order(players: Iterable[PlayerAnalysis]) -> list[str]:
+    """Names from the smallest overall error rate (EMG lost per decision) to the largest."""
+    return [p.name for p in sorted(players, key=lambda p: abs(p.rates.overall_rate))]

@@ -85,6 +85,13 @@ class ErrorRates:
     close_cube_decisions: int = 0
     total_moves: int = 0  # all moves of this player, forced included
 
+    def __add__(self, other: ErrorRates) -> ErrorRates:
+        """Both players' (or matches') totals together."""
+        return ErrorRates(self.chequer_error + other.chequer_error, self.unforced_moves + other.unforced_moves,
+                          self.cube_error + other.cube_error,
+                          self.close_cube_decisions + other.close_cube_decisions,
+                          self.total_moves + other.total_moves)
+
     @property
     def chequer_rate(self) -> float:
         return _rate(self.chequer_error, self.unforced_moves)

@@ -145,3 +145,25 @@ def test_analyse_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert alice["rating"] == analysis_rates.rating_label(alice["overall_rate_memg"] / 1000)
     assert {"kind", "error", "skill", "luck"} <= data["decisions"][0].keys()
     assert main(["analyse", str(GOLDEN / "match_3pt.sgf"), "--level", "nonsense"]) == 2
+
+
+def test_analyse_cli_totals_over_several_matches(engine: Engine, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(GOLDEN / "match_3pt.sgf"), str(GOLDEN / "match_5pt.sgf")]
+    assert main(["analyse", *paths, "--workers", "2", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    singles = [analyse_match(engine, load_sgf(Path(p)), "expert") for p in paths]
+    for p in data["players"]:
+        mine = [q for a in singles for q in a.players if q.name == p["name"]]
+        assert len(mine) == 2
+        assert p["unforced_moves"] == sum(q.rates.unforced_moves for q in mine)
+        assert p["chequer_error"] == pytest.approx(sum(q.rates.chequer_error for q in mine), abs=1e-9)
+        assert p["cube_skills"] == {k: sum(q.cube_skills[k] for q in mine) for k in p["cube_skills"]}
+        assert p["luck"] == pytest.approx(sum(q.luck for q in mine), abs=1e-9)
+    rates = {p["name"]: abs(p["overall_rate_memg"]) for p in data["players"]}
+    assert data["error_rate_order"] == sorted(rates, key=rates.__getitem__)
+    assert [m["match"] for m in data["matches"]] == paths
+    # one process gives the same numbers
+    assert main(["analyse", *paths, "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
+    assert main(["analyse", paths[0], "missing.sgf"]) == 2
+    assert "missing.sgf" in capsys.readouterr().err

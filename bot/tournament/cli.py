@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import multiprocessing
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +18,10 @@ from bot.yamlconfig import ConfigError
 from bot.tournament import config as tconfig
 from bot.tournament import report as reporting
 from bot.tournament.results import ResultsMismatch
+
+if TYPE_CHECKING:
+    from engine.analysis import MatchAnalysis
+    from engine.levels import Level
 
 
 def _positive(text: str) -> int:
@@ -81,35 +87,67 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def add_analyse_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("analyse", help="analyse a match record: errors, luck, error rates",
-                              description="gnubg-style analysis of every decision of a match (.sgf or .mat).")
-    p.add_argument("match", help="the match record (.sgf or .mat)")
+    p = subparsers.add_parser("analyse", help="analyse match records: errors, luck, error rates",
+                              description="gnubg-style analysis of every decision of a match (.sgf or .mat); "
+                                          "with several files, each player's totals over all of them.")
+    p.add_argument("match", nargs="+", help="match records (.sgf or .mat)")
     p.add_argument("--level", default="expert", help="analysis level (default expert = 0-ply)")
     p.add_argument("--json", metavar="FILE", help="also write the analysis as JSON ('-' = stdout, no tables)")
-    p.add_argument("--all", action="store_true", help="list every decision, not only the errors")
+    p.add_argument("--all", action="store_true", help="list every decision, not only the errors (one match)")
+    p.add_argument("--workers", type=_positive, default=1,
+                   help="matches analysed side by side in worker processes, one search thread each "
+                        "(default 1: one match at a time on every core)")
     p.set_defaults(run=cmd_analyse)
 
 
-def cmd_analyse(args: argparse.Namespace) -> int:
+def _analyse_file(lv: Level, threads: int | None, path: str) -> MatchAnalysis:
+    """One record's analysis (in a worker process when side by side)."""
     from engine.analysis import analyse_match
     from engine.evaluator import Engine
+    from engine.records import load
+
+    return analyse_match(Engine(), load(path), lv, threads=threads)
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from engine.analysis import by_player, error_rate_order
+    from engine.errors import RecordParseError
     from engine.levels import level
-    from engine.records import atomic_write, load
+    from engine.records import atomic_write
 
     try:
         lv = level(args.level)
     except ValueError as exc:
         print(f"fibsbot analyse: {exc}", file=sys.stderr)
         return 2
-    record = load(args.match)
-    analysis = analyse_match(Engine(), record, lv)
-    data = {"match": args.match, **analysis.as_dict()}
+    workers = min(args.workers, len(args.match))
+    try:
+        if workers > 1:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                analyses = pool.map(functools.partial(_analyse_file, lv, 1), args.match, chunksize=1)
+        else:
+            analyses = [_analyse_file(lv, None, path) for path in args.match]
+    except (OSError, RecordParseError) as exc:
+        print(f"fibsbot analyse: {exc}", file=sys.stderr)
+        return 2
+    if len(analyses) == 1:
+        data = {"match": args.match[0], **analyses[0].as_dict()}
+    else:
+        players = by_player(analyses)
+        data = {"matches": [{"match": m, **a.as_dict()} for m, a in zip(args.match, analyses)],
+                "level": analyses[0].level,
+                "players": [p.as_dict(0) for p in players],
+                "error_rate_order": error_rate_order(players)}
     if args.json == "-":
         print(json.dumps(data, indent=2))
         return 0
     console = _console()
-    console.print(_summary_table(data, args.match))
-    console.print(_decisions_table(data, args.all))
+    if len(analyses) == 1:
+        console.print(_summary_table(data, args.match[0]))
+        console.print(_decisions_table(data, args.all))
+    else:
+        console.print(_summary_table(data, f"{len(analyses)} matches"))
+        console.print("Error rates, lowest first: " + " < ".join(data["error_rate_order"]))
     if args.json:
         atomic_write(args.json, json.dumps(data, indent=2) + "\n")
         console.print(f"wrote {args.json}")

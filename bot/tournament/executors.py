@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from engine.analysis import analyse_match
+from engine.analysis import analyse_match, by_player
 from engine.evaluator import Engine
 from engine.records import sgf
 
@@ -25,7 +25,7 @@ from bot.tournament.play import THREADS, Table, play_match, summarise
 from bot.tournament.schedule import MatchSpec
 
 Outcome = tuple[dict[str, Any], str]  # (result line, .sgf text)
-_ANALYSED = ("chequer_error", "unforced_moves", "cube_error", "close_cube_decisions")  # summed per player
+_ANALYSED = ("chequer_error", "unforced_moves", "cube_error", "close_cube_decisions")  # kept per player
 
 
 def table_for(config: TournamentConfig, spec: MatchSpec) -> Table:
@@ -51,12 +51,9 @@ def play_one(engine: Engine, config: TournamentConfig, spec: MatchSpec) -> Outco
     }
     if config.analysis_level is not None:
         analysis = analyse_match(engine, record, config.analysis_level, threads=THREADS)
-        totals: dict[str, dict[str, float]] = {}
-        for p in analysis.players:  # in self play both sides are one player
-            t = totals.setdefault(p.name, dict.fromkeys(_ANALYSED, 0))
-            for key in _ANALYSED:
-                t[key] += getattr(p.rates, key)
-        result["analysis"] = totals
+        # in self play both sides are one player
+        result["analysis"] = {p.name: {key: getattr(p.rates, key) for key in _ANALYSED}
+                              for p in by_player([analysis])}
     result["wall_s"] = time.perf_counter() - start
     return result, sgf.dumps(record)
 

@@ -89,10 +89,7 @@ def _error_rates(results: Iterable[Result]) -> dict[str, ErrorRates]:
     totals: dict[str, ErrorRates] = {}
     for r in results:
         for name, a in r.get("analysis", {}).items():
-            t = totals.get(name, ErrorRates())
-            totals[name] = ErrorRates(t.chequer_error + a["chequer_error"], t.unforced_moves + a["unforced_moves"],
-                                      t.cube_error + a["cube_error"],
-                                      t.close_cube_decisions + a["close_cube_decisions"])
+            totals[name] = totals.get(name, ErrorRates()) + ErrorRates(**a)
     return totals
 
 
