@@ -227,6 +227,8 @@ def test_schedule_formats_and_seeds() -> None:
 
 
 def test_self_play_ranks_levels_by_error_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = tconfig.load(ROOT / "config" / "levels.yaml")  # the nine levels, analysed at 4ply
+    assert shipped.format == "self play" and shipped.analysis_level == "4ply" and len(shipped.players) == 9
     names = ["beginner", "expert"]
     specs = schedule(names, "self play", None, 2, seed=4, duplicate=False)
     assert [s.pairing for s in specs] == [("beginner", "beginner"), ("expert", "expert")] * 2
