@@ -264,8 +264,9 @@ void bg_cache_clear(bg_cache *c)
     }
 }
 
-/* The key of b; -1 if a point holds more than 15 chequers. */
-static int board_key(const bg_board b, uint32_t key[KEY_WORDS])
+/* The key of b; -1 if a point holds more than 15 chequers. (This and the slot
+ * helpers are forced inline: they run for every candidate of every node.) */
+static inline __attribute__((always_inline)) int board_key(const bg_board b, uint32_t key[KEY_WORDS])
 {
     const unsigned int *c = &b[0][0]; /* the 50 counts */
     unsigned int any = 0;
@@ -317,7 +318,7 @@ static cache_slot *slot_of(const bg_cache *c, const uint32_t key[KEY_WORDS])
 }
 
 /* The cached outputs of key in s: the class, or -1 on a miss. */
-static int slot_read(cache_slot *s, const uint32_t key[KEY_WORDS], float out[5])
+static inline __attribute__((always_inline)) int slot_read(cache_slot *s, const uint32_t key[KEY_WORDS], float out[5])
 {
     uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
     if (q & 1)
@@ -337,7 +338,7 @@ static int slot_read(cache_slot *s, const uint32_t key[KEY_WORDS], float out[5])
 }
 
 /* Stores unless another thread is writing the slot. */
-static void slot_write(cache_slot *s, const uint32_t key[KEY_WORDS], int cls, const float out[5])
+static inline __attribute__((always_inline)) void slot_write(cache_slot *s, const uint32_t key[KEY_WORDS], int cls, const float out[5])
 {
     uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
     if ((q & 1) || !atomic_compare_exchange_strong_explicit(&s->seq, &q, q + 1, memory_order_acquire,
