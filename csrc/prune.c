@@ -77,7 +77,7 @@ INLINE void sums_v4(const bg_net *net, const bg_board b, int nv, float *h)
     memcpy(h, acc, (size_t)nv * sizeof(v4f));
 }
 
-static void sums_portable(const bg_net *net, const bg_board b, float *h)
+static void sums_one(const bg_net *net, const bg_board b, float *h)
 {
     if (net->n_hidden == 16)
         sums_v4(net, b, 4, h);
@@ -87,53 +87,91 @@ static void sums_portable(const bg_net *net, const bg_board b, float *h)
         sums_v4(net, b, net->n_hidden / 4, h);
 }
 
+static void sums_portable(const bg_net *net, const bg_board a, const bg_board b, float *ha,
+                          float *hb)
+{
+    sums_one(net, a, ha);
+    if (hb != ha)
+        sums_one(net, b, hb);
+}
+
 #ifdef PRUNE_X86
-/* AVX-512 (16 hidden units, one register) and AVX2 (8 units). */
-#define SIDE_WIDE(T, LOAD, ADD, MUL, SET1)                                                     \
-    for (uint32_t o = bg_occupied(s) & 0xffffffu; o; o &= o - 1) {                          \
-        int i = __builtin_ctz(o);                                                            \
-        unsigned int n = clamp15(s[i]);                                                      \
-        acc = ADD(ADD(acc, LOAD(w + (size_t)first_row(i, n) * NH)),                          \
-                  MUL(LOAD(w + (size_t)(4 * i + 3) * NH), SET1(EXTRA[n])));                  \
+/* AVX-512 (16 hidden units, one register) and AVX2 (8 units). Two boards go
+ * through together: their sums are two independent chains of additions (each
+ * in its own input order), so the core runs them side by side, and the loop
+ * ends once per pair. A board whose points are done adds a row of zeros,
+ * which changes none of its sums. */
+static const float ZERO_ROW[16] __attribute__((aligned(64)));
+
+#define BAR_WIDE(s, acc, LOAD, ADD, MUL, SET1)                                                 \
+    do {                                                                                     \
+        unsigned int bar = clamp15((s)[BG_BAR]);                                             \
+        for (unsigned int j = 0; j < bar_rows(bar); j++)                                     \
+            acc = ADD(acc, LOAD(w + (size_t)(96 + j) * NH));                                 \
+        acc = ADD(acc, MUL(LOAD(w + (size_t)99 * NH), SET1(EXTRA[bar])));                    \
+    } while (0)
+
+#define SIDE_PAIR(LOAD, ADD, MUL, SET1)                                                        \
+    uint32_t oa = bg_occupied(sa) & 0xffffffu, ob = bg_occupied(sb) & 0xffffffu;             \
+    while (oa | ob) {                                                                        \
+        int ia = __builtin_ctz(oa | 1u << 24), ib = __builtin_ctz(ob | 1u << 24);            \
+        unsigned int na = clamp15(sa[ia]), nb = clamp15(sb[ib]);                             \
+        const float *a1 = oa ? w + (size_t)first_row(ia, na) * NH : ZERO_ROW;               \
+        const float *a3 = oa ? w + (size_t)(4 * ia + 3) * NH : ZERO_ROW;                     \
+        const float *b1 = ob ? w + (size_t)first_row(ib, nb) * NH : ZERO_ROW;               \
+        const float *b3 = ob ? w + (size_t)(4 * ib + 3) * NH : ZERO_ROW;                     \
+        *acc_a = ADD(ADD(*acc_a, LOAD(a1)), MUL(LOAD(a3), SET1(EXTRA[na])));                 \
+        *acc_b = ADD(ADD(*acc_b, LOAD(b1)), MUL(LOAD(b3), SET1(EXTRA[nb])));                 \
+        oa &= oa - 1;                                                                        \
+        ob &= ob - 1;                                                                        \
     }                                                                                        \
-    unsigned int bar = clamp15(s[BG_BAR]);                                                   \
-    for (unsigned int j = 0; j < bar_rows(bar); j++)                                         \
-        acc = ADD(acc, LOAD(w + (size_t)(96 + j) * NH));                                     \
-    acc = ADD(acc, MUL(LOAD(w + (size_t)99 * NH), SET1(EXTRA[bar])));                        \
-    return acc
+    BAR_WIDE(sa, *acc_a, LOAD, ADD, MUL, SET1);                                              \
+    BAR_WIDE(sb, *acc_b, LOAD, ADD, MUL, SET1)
 
 #define NH 16
-__attribute__((target("avx512f"))) static inline __m512 side_avx512(const float *w,
-                                                                   const unsigned int *s,
-                                                                   __m512 acc)
+__attribute__((target("avx512f"))) static inline void side_pair_avx512(const float *w,
+                                                                      const unsigned int *sa,
+                                                                      const unsigned int *sb,
+                                                                      __m512 *acc_a, __m512 *acc_b)
 {
-    SIDE_WIDE(__m512, _mm512_loadu_ps, _mm512_add_ps, _mm512_mul_ps, _mm512_set1_ps);
+    SIDE_PAIR(_mm512_loadu_ps, _mm512_add_ps, _mm512_mul_ps, _mm512_set1_ps);
 }
 #undef NH
 #define NH 8
-__attribute__((target("avx2"))) static inline __m256 side_avx2(const float *w,
-                                                             const unsigned int *s, __m256 acc)
+__attribute__((target("avx2"))) static inline void side_pair_avx2(const float *w,
+                                                                const unsigned int *sa,
+                                                                const unsigned int *sb,
+                                                                __m256 *acc_a, __m256 *acc_b)
 {
-    SIDE_WIDE(__m256, _mm256_loadu_ps, _mm256_add_ps, _mm256_mul_ps, _mm256_set1_ps);
+    SIDE_PAIR(_mm256_loadu_ps, _mm256_add_ps, _mm256_mul_ps, _mm256_set1_ps);
 }
 #undef NH
 
-__attribute__((target("avx512f"))) static void sums_avx512(const bg_net *net, const bg_board b,
-                                                          float *h)
+/* The sums of boards a and b (b may be a itself when alone). */
+__attribute__((target("avx512f"))) static void sums_avx512(const bg_net *net, const bg_board a,
+                                                          const bg_board b, float *ha, float *hb)
 {
-    __m512 acc = side_avx512(net->w_hidden, b[0], _mm512_loadu_ps(net->th_hidden));
-    _mm512_storeu_ps(h, side_avx512(net->w_hidden + 100 * 16, b[1], acc));
+    __m512 acc_a = _mm512_loadu_ps(net->th_hidden), acc_b = acc_a;
+    side_pair_avx512(net->w_hidden, a[0], b[0], &acc_a, &acc_b);
+    side_pair_avx512(net->w_hidden + 100 * 16, a[1], b[1], &acc_a, &acc_b);
+    _mm512_storeu_ps(ha, acc_a);
+    _mm512_storeu_ps(hb, acc_b);
 }
 
-__attribute__((target("avx2"))) static void sums_avx2(const bg_net *net, const bg_board b,
-                                                      float *h)
+__attribute__((target("avx2"))) static void sums_avx2(const bg_net *net, const bg_board a,
+                                                      const bg_board b, float *ha, float *hb)
 {
-    __m256 acc = side_avx2(net->w_hidden, b[0], _mm256_loadu_ps(net->th_hidden));
-    _mm256_storeu_ps(h, side_avx2(net->w_hidden + 100 * 8, b[1], acc));
+    __m256 acc_a = _mm256_loadu_ps(net->th_hidden), acc_b = acc_a;
+    side_pair_avx2(net->w_hidden, a[0], b[0], &acc_a, &acc_b);
+    side_pair_avx2(net->w_hidden + 100 * 8, a[1], b[1], &acc_a, &acc_b);
+    _mm256_storeu_ps(ha, acc_a);
+    _mm256_storeu_ps(hb, acc_b);
 }
 #endif
 
-typedef void (*sums_fn)(const bg_net *net, const bg_board b, float *h);
+/* The hidden sums of boards a and b into ha and hb (hb == ha: a alone). */
+typedef void (*sums_fn)(const bg_net *net, const bg_board a, const bg_board b, float *ha,
+                        float *hb);
 
 /* The widest code the engine's kernel allows for this net. */
 static sums_fn pick_sums(const struct bg_engine *e, const bg_net *net)
@@ -164,8 +202,11 @@ void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int
     for (int j0 = 0; j0 < k; j0 += BG_PRUNE_BATCH) {
         int n = k - j0 < BG_PRUNE_BATCH ? k - j0 : BG_PRUNE_BATCH;
         float h[BG_PRUNE_BATCH][BG_NET_MAX_HIDDEN] __attribute__((aligned(64)));
-        for (int j = 0; j < n; j++)
-            sums(net, b[j0 + j], h[j]);
+        for (int j = 0; j < n; j += 2)
+            if (j + 1 < n)
+                sums(net, b[j0 + j], b[j0 + j + 1], h[j], h[j + 1]);
+            else
+                sums(net, b[j0 + j], b[j0 + j], h[j], h[j]);
         for (int j = 0; j < n; j++)
             bg_forward_finish(e->forward, net, h[j], out[j0 + j]);
     }
