@@ -148,24 +148,23 @@ __attribute__((target("avx2"))) static inline void side_pair_avx2(const float *w
 #undef NH
 
 /* The sums of boards a and b (b may be a itself when alone). */
+#define SUMS_PAIR(T, SIDE, LOADU, STOREU, NHID)                                                \
+    T acc_a = LOADU(net->th_hidden), acc_b = acc_a;                                          \
+    SIDE(net->w_hidden, a[0], b[0], &acc_a, &acc_b);                                         \
+    SIDE(net->w_hidden + 100 * NHID, a[1], b[1], &acc_a, &acc_b);                            \
+    STOREU(ha, acc_a);                                                                       \
+    STOREU(hb, acc_b)
+
 __attribute__((target("avx512f"))) static void sums_avx512(const bg_net *net, const bg_board a,
                                                           const bg_board b, float *ha, float *hb)
 {
-    __m512 acc_a = _mm512_loadu_ps(net->th_hidden), acc_b = acc_a;
-    side_pair_avx512(net->w_hidden, a[0], b[0], &acc_a, &acc_b);
-    side_pair_avx512(net->w_hidden + 100 * 16, a[1], b[1], &acc_a, &acc_b);
-    _mm512_storeu_ps(ha, acc_a);
-    _mm512_storeu_ps(hb, acc_b);
+    SUMS_PAIR(__m512, side_pair_avx512, _mm512_loadu_ps, _mm512_storeu_ps, 16);
 }
 
 __attribute__((target("avx2"))) static void sums_avx2(const bg_net *net, const bg_board a,
                                                       const bg_board b, float *ha, float *hb)
 {
-    __m256 acc_a = _mm256_loadu_ps(net->th_hidden), acc_b = acc_a;
-    side_pair_avx2(net->w_hidden, a[0], b[0], &acc_a, &acc_b);
-    side_pair_avx2(net->w_hidden + 100 * 8, a[1], b[1], &acc_a, &acc_b);
-    _mm256_storeu_ps(ha, acc_a);
-    _mm256_storeu_ps(hb, acc_b);
+    SUMS_PAIR(__m256, side_pair_avx2, _mm256_loadu_ps, _mm256_storeu_ps, 8);
 }
 #endif
 

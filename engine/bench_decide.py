@@ -44,7 +44,7 @@ def gnubg_filter(table: FilterTable) -> list[dict[str, float]]:
             for n in range(4) for k, (a, e, t) in enumerate(table[n])]
 
 
-def _resulting(position: Position, tup: Sequence[int]) -> Board | None:
+def gnubg_tuple_board(position: Position, tup: Sequence[int]) -> Board | None:
     """Board after a gnubg move tuple (None when the package cut it at a bear-off)."""
     if len(tup) % 2:
         return None
@@ -102,7 +102,7 @@ def run_decide(args: argparse.Namespace) -> None:
 
         same = told = 0
         for p, d in zip(ps, ds):
-            after = _resulting(p, gnubg.findbestmove(p.board, cube, ctx, d, mf))
+            after = gnubg_tuple_board(p, gnubg.findbestmove(p.board, cube, ctx, d, mf))
             if after is None:
                 continue
             told += 1

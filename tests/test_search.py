@@ -26,7 +26,7 @@ from collections import Counter
 
 import pytest
 
-from engine.bench_decide import gnubg_filter
+from engine.bench_decide import gnubg_filter, gnubg_tuple_board
 from engine.evaluator import Engine
 from engine.levels import MOVE_FILTERS, EvalSettings, level
 from engine.match import MatchState
@@ -79,19 +79,6 @@ def _steps(move: Move) -> tuple[int, ...]:
     return tuple(x for s in move.steps for x in (s.src, s.dst))
 
 
-def _apply(position: Position, tup) -> Position:
-    opp, me = list(position.board[0]), list(position.board[1])
-    for i in range(0, len(tup), 2):
-        fr, to = tup[i], tup[i + 1]
-        me[fr - 1] -= 1
-        if to > 0:
-            me[to - 1] += 1
-            if opp[24 - to] == 1:
-                opp[24 - to] = 0
-                opp[24] += 1
-    return Position((tuple(opp), tuple(me)))
-
-
 def _consistent(move: Move, tup) -> bool:
     """A cut tuple (pairs, then the source of the first bear-off) fits the play's steps."""
     steps = Counter((s.src, s.dst) for s in move.steps)
@@ -112,7 +99,7 @@ def _map(position, candidates, theirs):
     for t in theirs:
         tup = t["move"]
         if len(tup) % 2 == 0:
-            after = _apply(position, tup)
+            after = Position(gnubg_tuple_board(position, tup))
             hits = [i for i, c in enumerate(candidates) if c.position == after]
             out.append(hits[0] if len(hits) == 1 else None)
             used.add(out[-1])
