@@ -212,12 +212,18 @@ def cube_decision_from_probabilities(
     exact = ffi.new("float[3]", list(exact_money)) if exact_money is not None else ffi.NULL
     out = ffi.new("float[4]")
     code = lib.bg_cube_decision(cp, efficiency_x, position_class, exact, ci, out)
-    available = bool(lib.bg_cube_available(ci))
     pre = _probs5(precheck_probs) if precheck_probs is not None else p
-    double_point = lib.bg_cube_double_point_dead(ffi.new("float[5]", pre), ci)
+    return decision_of(code, out, ci, ffi.new("float[5]", pre), plies)
+
+
+def decision_of(code: int, out: Any, ci: Any, pre: Any, plies: int) -> CubeDecision:
+    """The decision for gnubg's cube-decision ``code``: ``out`` holds the optimal,
+    no-double, double/take and double/pass equities; ``pre`` the probabilities its
+    double-point check reads (C ``float[5]``); ``plies`` the evaluation's depth."""
+    available = bool(lib.bg_cube_available(ci))
+    double_point = lib.bg_cube_double_point_dead(pre, ci)
     should_double = available and pre[0] >= double_point and (
         code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre[0] > 0.001))
-    money = ci.match_to == 0
     return CubeDecision(
         code=code,
         equities=CubeEquities(out[1], out[2], out[3]),
@@ -225,7 +231,7 @@ def cube_decision_from_probabilities(
         cube_available=available,
         should_double=should_double,
         should_take=code not in _PASSES,
-        should_beaver=money and bool(ci.beavers) and code in _BEAVERS,
+        should_beaver=ci.match_to == 0 and bool(ci.beavers) and code in _BEAVERS,
         double_point=double_point,
     )
 

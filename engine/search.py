@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from engine._core import ffi, lib
-from engine.cube import _BEAVERS, _DOUBLES, _OPTIONAL, _PASSES, CubeDecision, CubeEquities, cube_info
+from engine.cube import CubeDecision, cube_info, decision_of
 from engine.errors import EngineError
 from engine.evaluator import Probabilities
 from engine import resign as _resign
@@ -293,21 +293,7 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
     pre = ffi.new("float[5]")
     code = _check(lib.bg_cube_decide(engine._ctx, engine._cache, _flat(position),
                                      _settings_for_call(settings, threads), ci, out, probs, pre))
-    available = bool(lib.bg_cube_available(ci))
-    double_point = lib.bg_cube_double_point_dead(pre, ci)
-    w = pre[0]
-    should_double = available and w >= double_point and (
-        code in _DOUBLES or (code in _OPTIONAL and settings.plies == 0 and w > 0.001))
-    return CubeDecision(
-        code=code,
-        equities=CubeEquities(out[1], out[2], out[3]),
-        optimal=out[0],
-        cube_available=available,
-        should_double=should_double,
-        should_take=code not in _PASSES,
-        should_beaver=ci.match_to == 0 and bool(ci.beavers) and code in _BEAVERS,
-        double_point=double_point,
-    )
+    return decision_of(code, out, ci, pre, settings.plies)
 
 
 # ---- resignation ------------------------------------------------------------------------------------
