@@ -766,13 +766,15 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
     memcpy(out, s, 5 * sizeof(float));
 }
 
-/* n_hidden a multiple of 16. */
+/* n_hidden a multiple of 8 (the race pruning net has 8 units: half a register). */
 __attribute__((target("avx512f"))) static void finish_avx512(const bg_net *net, float *h,
                                                             float *out)
 {
     const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
-    for (int k = 0; k < net->n_hidden; k += 16)
-        _mm512_store_ps(h + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h + k))));
+    for (int k = 0; k < net->n_hidden; k += 16) {
+        __mmask16 m = net->n_hidden - k >= 16 ? 0xffff : 0xff;
+        _mm512_mask_storeu_ps(h + k, m, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_maskz_loadu_ps(m, h + k))));
+    }
     if (net->n_out == 5)
         output_layer_avx512(net, h, out);
     else
@@ -840,7 +842,7 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
 
 void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
 {
-    if (f == forward_avx512 && net->n_hidden % 16 == 0)
+    if (f == forward_avx512 && net->n_hidden % 8 == 0)
         finish_avx512(net, h, out);
     else if (f == forward_avx512 || f == forward_avx2)
         finish_avx2(net, h, out);
