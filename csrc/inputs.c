@@ -1,6 +1,7 @@
 /* Net inputs, written from gnubg-engine-spec section 3. */
 #include "inputs.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -49,10 +50,12 @@ static inline int sparse_point(int *idx, float *val, int m, int base, unsigned i
  * and contact evaluation). */
 static const unsigned char FIRST_CODE[16] = {0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
 
-/* The base encoding of one side's occupied points (occ: bitmap of 0..24). */
+/* The base encoding of one side's occupied points (occ: bitmap of 0..24).
+ * The count is pointer-sized: it indexes without a sign extension. */
 static int sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float *val,
-                            int m)
+                            int m0)
 {
+    ptrdiff_t m = m0;
     for (uint32_t o = occ & 0xffffffu; o; o &= o - 1) {
         int i = __builtin_ctz(o);
         unsigned int n = clamp15(s[i]);
@@ -64,8 +67,8 @@ static int sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *
         m += n > 3;
     }
     if (occ >> 24)
-        m = sparse_point(idx, val, m, base + 96, s[24], 1);
-    return m;
+        return sparse_point(idx, val, (int)m, base + 96, s[24], 1);
+    return (int)m;
 }
 
 void bg_sparse_base(const bg_board b, bg_sparse *out)
@@ -76,9 +79,10 @@ void bg_sparse_base(const bg_board b, bg_sparse *out)
 
 /* Appends the non-zero entries of a dense block, unrolled and branch-free.
  * Testing the bits without the sign is x != 0.0f (NaN included) without a
- * float compare. */
-static inline int sparse_append(const float *x, int count, int base, int *idx, float *val, int m)
+ * float compare; a pointer-sized count indexes without a sign extension. */
+static inline int sparse_append(const float *x, int count, int base, int *idx, float *val, int m0)
 {
+    ptrdiff_t m = m0;
 #pragma GCC unroll 25
     for (int k = 0; k < count; k++) {
         uint32_t u;
@@ -87,7 +91,7 @@ static inline int sparse_append(const float *x, int count, int base, int *idx, f
         val[m] = x[k];
         m += (u << 1) != 0;
     }
-    return m;
+    return (int)m;
 }
 
 static int sparse_race_side(const unsigned int *s, int base, int *idx, float *val, int m)
@@ -354,16 +358,20 @@ static int popcount32(uint32_t x)
  * 3 and 4 moves of the double d-d. */
 #define DIRECT_SLOTS 0x1111110000ULL
 
+/* DIRECT_SLOTS as a mask per slot: all ones for a direct way. */
+#define DW(s) (0u - (unsigned int)(DIRECT_SLOTS >> (s) & 1))
+#define DW4(s) DW(s), DW(s + 1), DW(s + 2), DW(s + 3)
+static const unsigned int DIRECT_WAY[40] = {DW4(0),  DW4(4),  DW4(8),  DW4(12), DW4(16),
+                                            DW4(20), DW4(24), DW4(28), DW4(32), DW4(36)};
+#undef DW4
+#undef DW
+
 /* Combined ways of the non-doubles as {slot, pips, shifts}; a shift is
  * pips - k for an intermediate k. */
 static const unsigned char PAIR_WAYS[15][4] = {
     {0, 3, 2, 1},  {1, 4, 3, 1},  {2, 5, 3, 2},  {3, 5, 4, 1},  {4, 6, 4, 2},
     {5, 7, 4, 3},  {6, 6, 5, 1},  {7, 7, 5, 2},  {8, 8, 5, 3},  {9, 9, 5, 4},
     {10, 7, 6, 1}, {11, 8, 6, 2}, {12, 9, 6, 3}, {13, 10, 6, 4}, {14, 11, 6, 5}};
-
-static const unsigned char SLOT_PIPS[40] = {
-    3, 4, 5, 5, 6, 7, 6, 7, 8, 9, 7, 8, 9,  10, 11, 0,  1, 2,  3,  4,
-    2, 4, 6, 8, 3, 6, 9, 12, 4, 8, 12, 16, 5, 10, 15, 20, 6, 12, 18, 24};
 
 /* Bit (24 - x) for each intermediate x of a way: (blots << (24 - k)) &
  * SLOT_AT24[s] tests for blots on the points k - x. */
@@ -374,16 +382,6 @@ static const uint32_t SLOT_AT24[40] = {
     0x0400000u, 0x0500000u, 0x0540000u, 0x0000000u, 0x0200000u, 0x0240000u, 0x0248000u,
     0x0000000u, 0x0100000u, 0x0110000u, 0x0111000u, 0x0000000u, 0x0080000u, 0x0084000u,
     0x0084200u, 0x0000000u, 0x0040000u, 0x0041000u, 0x0041040u};
-
-/* The 21 rolls as slots: doubles first (weight 1: the direct way, then the
- * combined ones), then the rest (weight 2: both direct ways, then the
- * combined one). */
-static const signed char ROLL_SLOTS[21][4] = {
-    {16, 17, 18, 19}, {20, 21, 22, 23}, {24, 25, 26, 27}, {28, 29, 30, 31}, {32, 33, 34, 35},
-    {36, 37, 38, 39}, {16, 20, 0, -1},  {16, 24, 1, -1},  {20, 24, 2, -1},  {16, 28, 3, -1},
-    {20, 28, 4, -1},  {24, 28, 5, -1},  {16, 32, 6, -1},  {20, 32, 7, -1},  {24, 32, 8, -1},
-    {28, 32, 9, -1},  {16, 36, 10, -1}, {20, 36, 11, -1}, {24, 36, 12, -1}, {28, 36, 13, -1},
-    {32, 36, 14, -1}};
 
 /* Bit w set iff h[w] != 0, for w < 40. */
 static inline uint64_t nonzero_bits40(const unsigned int *h)
@@ -401,23 +399,65 @@ static inline uint64_t nonzero_bits40(const unsigned int *h)
     return ~zero & ((1ULL << 40) - 1);
 }
 
-/* The number of non-zero nibbles of x < 2^24 (the doubles with a slot
- * set): the nibble flags summed into nibble 5 by one multiply. */
-static int nonzero_nibbles(uint32_t x)
+/* Bit 4d set iff nibble d of x < 2^24 (die d's four double ways) is
+ * non-zero. */
+static uint32_t nibble_any(uint32_t x)
 {
     x |= x >> 1;
     x |= x >> 2;
-    return (int)((((x & 0x111111u) * 0x111111u) >> 20) & 0xfu);
+    return x & 0x111111u;
 }
 
-/* Sum over the 21 rolls of the largest pips lost (ways that don't hit lose
- * 0), doubles once, the rest twice. hit[] < 2^24 (no chequer on the bar). */
-#if defined(__SSE2__)
-static int pips_lost(const unsigned int *hit)
+/* The number of non-zero nibbles: their flags summed into nibble 5 by one
+ * multiply. */
+static int nonzero_nibbles(uint32_t x) { return (int)(((nibble_any(x) * 0x111111u) >> 20) & 0xfu); }
+
+/* Bits 4d of x (d < 6) gathered to bit d. */
+static uint32_t gather_nibbles(uint32_t x)
 {
-    /* pp = msb(hit) - pips + 1 per slot from the float exponent (exact
-     * below 2^24), saturated to 0 for ways that don't hit, as bytes: p[0]
-     * slots 0..15, p[1] 16..31, p[2] 32..39. */
+    x = (x | x >> 3) & 0x030303u;
+    x = (x | x >> 6) & 0x0f000fu;
+    return (x | x >> 12) & 0x3fu;
+}
+
+/* The non-double rolls (bits in roll order) whose lower die (lo) or higher
+ * die (hi) is in a 6-bit set of dice. */
+#define LOWER_IN(x) (((x) & 1) | ((x) & 3) << 1 | ((x) & 7) << 3 | ((x) & 15) << 6 | ((x) & 31) << 10)
+#define HIGHER_IN(x)                                                                      \
+    (((x) >> 1 & 1) * 0x1 | ((x) >> 2 & 1) * 0x6 | ((x) >> 3 & 1) * 0x38 |               \
+     ((x) >> 4 & 1) * 0x3c0 | ((x) >> 5 & 1) * 0x7c00)
+#define ROLLS1(x) {LOWER_IN(x), HIGHER_IN(x)}
+#define ROLLS4(x) ROLLS1(x), ROLLS1(x + 1), ROLLS1(x + 2), ROLLS1(x + 3)
+#define ROLLS16(x) ROLLS4(x), ROLLS4(x + 4), ROLLS4(x + 8), ROLLS4(x + 12)
+static const struct {
+    uint16_t lo, hi;
+} ROLLS_OF[64] = {ROLLS16(0), ROLLS16(16), ROLLS16(32), ROLLS16(48)};
+#undef ROLLS16
+#undef ROLLS4
+#undef ROLLS1
+#undef HIGHER_IN
+#undef LOWER_IN
+
+/* Sum over the 21 rolls of the largest pips lost (ways that don't hit lose
+ * 0), doubles once, the rest twice. A direct way counts only in the rolls
+ * of keep_lo (non-doubles, as the lower die), keep_hi (as the higher die)
+ * and keep_dbl (doubles, bit d). No way hits from point 0, so hit[] <
+ * 2^25 - 1 and its float keeps the exponent of its highest bit. */
+#if defined(__SSE2__)
+/* Byte k all ones iff bit k of m is set (k < 16). */
+static inline __m128i byte_mask16(uint32_t m)
+{
+    const uint64_t ONES = 0x0101010101010101ULL;
+    const __m128i bit = _mm_set1_epi64x((long long)0x8040201008040201ULL);
+    __m128i v = _mm_set_epi64x((long long)((m >> 8 & 0xff) * ONES), (long long)((m & 0xff) * ONES));
+    return _mm_cmpeq_epi8(_mm_and_si128(v, bit), bit);
+}
+
+static inline int pips_lost(const unsigned int *hit, uint32_t keep_lo, uint32_t keep_hi, uint32_t keep_dbl)
+{
+    /* pp = msb(hit) - pips + 1 per slot from the float exponent, saturated
+     * to 0 for ways that don't hit, as bytes: p[0] slots 0..15, p[1]
+     * 16..31, p[2] 32..39. */
     static const int BIAS[40] __attribute__((aligned(16))) = {
 #define B(p) (127 + (p) - 1)
         B(3), B(4), B(5), B(5),  B(6), B(7),  B(6),  B(7),  B(8), B(9),  B(7),  B(8),  B(9), B(10),
@@ -434,14 +474,9 @@ static int pips_lost(const unsigned int *hit)
     __m128i e = _mm_packus_epi16(_mm_packs_epi32(v[0], v[1]), _mm_packs_epi32(v[2], v[3]));
     __m128i d03 = _mm_packus_epi16(_mm_packs_epi32(v[4], v[5]), _mm_packs_epi32(v[6], v[7]));
     __m128i d45 = _mm_packus_epi16(_mm_packs_epi32(v[8], v[9]), zero);
-    /* Doubles: the largest byte of each dword (one die's four slots). */
-    const __m128i low = _mm_set1_epi32(0xff);
-    __m128i m03 = _mm_max_epu8(d03, _mm_srli_epi32(d03, 16));
-    __m128i m45 = _mm_max_epu8(d45, _mm_srli_epi32(d45, 16));
-    m03 = _mm_and_si128(_mm_max_epu8(m03, _mm_srli_epi32(m03, 8)), low);
-    m45 = _mm_and_si128(_mm_max_epu8(m45, _mm_srli_epi32(m45, 8)), low);
     /* Non-doubles: the direct ways' bytes P (die order) spread to roll
      * order, die i in a and die j in c, against the combined way's in e. */
+    const __m128i low = _mm_set1_epi32(0xff);
     __m128i pd = _mm_packs_epi32(_mm_and_si128(d03, low), _mm_and_si128(d45, low));
     uint64_t P = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pd, pd));
     const uint64_t ONES = 0x0101010101010101ULL;
@@ -451,8 +486,19 @@ static int pips_lost(const unsigned int *hit)
     uint64_t a_hi = ((P >> 16) & 0xffff) | (P & 0xffffffffffULL) << 16;
     uint64_t c_lo = p1 | (p2 * ONES & 0xffff) << 8 | (p3 * ONES & 0xffffff) << 24 | p4 * ONES << 48;
     uint64_t c_hi = (p4 * ONES & 0xffff) | (p5 * ONES & 0xffffffffffULL) << 16;
-    __m128i a = _mm_set_epi64x((long long)a_hi, (long long)a_lo);
-    __m128i c = _mm_set_epi64x((long long)c_hi, (long long)c_lo);
+    __m128i a = _mm_and_si128(_mm_set_epi64x((long long)a_hi, (long long)a_lo), byte_mask16(keep_lo));
+    __m128i c = _mm_and_si128(_mm_set_epi64x((long long)c_hi, (long long)c_lo), byte_mask16(keep_hi));
+    /* Doubles: the direct ways (byte 0 of each dword) of the dice not in
+     * keep_dbl cleared, then the largest byte of each dword (one die's four
+     * slots). */
+    const __m128i die03 = _mm_set_epi32(8, 4, 2, 1), die45 = _mm_set_epi32(0, 0, 32, 16);
+    const __m128i kd = _mm_set1_epi32((int)keep_dbl), ways234 = _mm_set1_epi32(~0xff);
+    d03 = _mm_and_si128(d03, _mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(kd, die03), die03), ways234));
+    d45 = _mm_and_si128(d45, _mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(kd, die45), die45), ways234));
+    __m128i m03 = _mm_max_epu8(d03, _mm_srli_epi32(d03, 16));
+    __m128i m45 = _mm_max_epu8(d45, _mm_srli_epi32(d45, 16));
+    m03 = _mm_and_si128(_mm_max_epu8(m03, _mm_srli_epi32(m03, 8)), low);
+    m45 = _mm_and_si128(_mm_max_epu8(m45, _mm_srli_epi32(m45, 8)), low);
     __m128i m = _mm_max_epu8(_mm_max_epu8(a, c), e);
     /* 2 * 24 + 24 + 24 fits a byte: one sum of all bytes. */
     __m128i all = _mm_add_epi8(_mm_add_epi8(m, m), _mm_add_epi8(m03, m45));
@@ -460,17 +506,37 @@ static int pips_lost(const unsigned int *hit)
     return _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_srli_si128(s, 8));
 }
 #else
-static int pips_lost(const unsigned int *hit)
+static const unsigned char SLOT_PIPS[40] = {
+    3, 4, 5, 5, 6, 7, 6, 7, 8, 9, 7, 8, 9,  10, 11, 0,  1, 2,  3,  4,
+    2, 4, 6, 8, 3, 6, 9, 12, 4, 8, 12, 16, 5, 10, 15, 20, 6, 12, 18, 24};
+
+/* The 21 rolls as slots: doubles first (weight 1: the direct way, then the
+ * combined ones), then the rest (weight 2: both direct ways, then the
+ * combined one). */
+static const signed char ROLL_SLOTS[21][4] = {
+    {16, 17, 18, 19}, {20, 21, 22, 23}, {24, 25, 26, 27}, {28, 29, 30, 31}, {32, 33, 34, 35},
+    {36, 37, 38, 39}, {16, 20, 0, -1},  {16, 24, 1, -1},  {20, 24, 2, -1},  {16, 28, 3, -1},
+    {20, 28, 4, -1},  {24, 28, 5, -1},  {16, 32, 6, -1},  {20, 32, 7, -1},  {24, 32, 8, -1},
+    {28, 32, 9, -1},  {16, 36, 10, -1}, {20, 36, 11, -1}, {24, 36, 12, -1}, {28, 36, 13, -1},
+    {32, 36, 14, -1}};
+
+static inline int pips_lost(const unsigned int *hit, uint32_t keep_lo, uint32_t keep_hi, uint32_t keep_dbl)
 {
     int pp[40], np = 0;
     for (int s = 0; s < 40; s++)
         pp[s] = hit[s] ? msb32(hit[s]) - SLOT_PIPS[s] + 1 : 0;
     for (int r = 0; r < 21; r++) {
         const signed char *ways = ROLL_SLOTS[r];
+        int nd = r < 6 ? 1 : 2;
+        /* bit j: direct way j counts */
+        uint32_t keep = r < 6 ? keep_dbl >> r & 1
+                              : (keep_lo >> ways[2] & 1) | (keep_hi >> ways[2] & 1) << 1;
         int npips = 0;
-        for (int j = 0; j < 4 && ways[j] >= 0; j++)
-            npips = pp[ways[j]] > npips ? pp[ways[j]] : npips;
-        np += (r < 6 ? 1 : 2) * npips;
+        for (int j = 0; j < 4 && ways[j] >= 0; j++) {
+            int p = j < nd && !(keep >> j & 1) ? 0 : pp[ways[j]];
+            npips = p > npips ? p : npips;
+        }
+        np += nd * npips;
     }
     return np;
 }
@@ -478,8 +544,8 @@ static int pips_lost(const unsigned int *hit)
 
 /* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
  * opponent o. Step 1 builds hit[s], bit j set when our chequer on j hits an
- * opponent blot with the way of slot s, with bitmaps; step 2 walks the 21
- * rolls. */
+ * opponent blot with the way of slot s, with bitmaps; step 2 counts over
+ * the 21 rolls with bitmaps in roll order. */
 static void hit_features(const unsigned int *b, const unsigned int *o, const side_bits *sb,
                          const side_bits *so, float *x)
 {
@@ -521,14 +587,15 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
         return;
     }
 
-    int np = 0, n1 = 0, n2 = 0;
+    /* A roll has a chance to hit when one of its ways hits (n1); a second
+     * when they add one (n2, bit s of second for a combined way). */
+    int np, n1, n2;
+    uint64_t second = 0;
     if (b[24] == 0) {
-        /* A roll has a chance to hit when one of its ways hits; a second
-         * when one of them adds one (bit s of second): a direct way with
-         * another hitter, a combined way whose landing spot x pips from
-         * the rearmost hitter k holds a blot, or (non-doubles) both direct
-         * ways, unless with the same single chequer. */
-        uint64_t second = 0;
+        /* A second chance: a direct way with another hitter, a combined way
+         * whose landing spot x pips from the rearmost hitter k holds a
+         * blot, or (non-doubles) both direct ways, unless with the same
+         * single chequer. */
         for (uint64_t m = waymask & ~DIRECT_SLOTS; m; m &= m - 1) {
             int s = __builtin_ctzll(m), k = msb32(hit[s]);
             second |= (uint64_t)(((blots << (24 - k)) & SLOT_AT24[s]) != 0) << s;
@@ -546,56 +613,58 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
             same[k] |= (unsigned char)(on << d);
             second |= (uint64_t)((h & (h - 1)) != 0) << (16 + 4 * d);
         }
-        /* Bits in roll order: a direct way hits, both add a chance. */
-        uint32_t direct = 0, both = 0;
-#pragma GCC unroll 5
-        for (int j = 1; j < 6; j++) {
-            uint32_t below = (1u << j) - 1, on = 0u - ((dice >> j) & 1);
-            uint32_t shared = (sb->made >> kk[j]) & 1 ? 0 : same[kk[j]];
-            direct |= ((dice | on) & below) << (j * (j - 1) / 2);
-            both |= (on & dice & below & ~shared) << (j * (j - 1) / 2);
+        /* The rolls both of whose dice hit with the same single chequer. */
+        uint32_t shared = 0;
+#pragma GCC unroll 6
+        for (int d = 0; d < 6; d++) {
+            uint32_t g = (sb->made >> kk[d]) & 1 ? 0 : same[kk[d]];
+            shared |= (uint32_t)(ROLLS_OF[g].lo & ROLLS_OF[g].hi);
         }
-        uint32_t w32 = (uint32_t)waymask & 0x7fffu, s32 = (uint32_t)second & 0x7fffu;
-        n1 = nonzero_nibbles((uint32_t)(waymask >> 16)) + 2 * popcount32(direct | w32);
-        n2 = nonzero_nibbles((uint32_t)(second >> 16)) + 2 * popcount32(both | s32);
-        np = pips_lost(hit);
+        uint32_t lo = ROLLS_OF[dice].lo, hi = ROLLS_OF[dice].hi;
+        uint32_t w15 = (uint32_t)waymask & 0x7fffu, s15 = (uint32_t)second & 0x7fffu;
+        n1 = nonzero_nibbles((uint32_t)(waymask >> 16)) + 2 * popcount32(lo | hi | w15);
+        n2 = nonzero_nibbles((uint32_t)(second >> 16)) + 2 * popcount32((lo & hi & ~shared) | s15);
+        np = pips_lost(hit, ~0u, ~0u, ~0u);
     } else {
-        /* Chequers on the bar. A direct way counts the bar chequer hitting
-         * (bit 24) and, with one chequer up, the highest other hitter once
-         * per roll if the other die enters (for doubles the way after the
-         * direct one, twice the die: gnubg's quirk). A combined way counts
-         * only the bar chequer, plus a second chance when a landing spot x
-         * pips in holds a blot (o[x + 1]: bit 24 - x of blots << 2). */
-        int one = b[24] == 1;
-#pragma GCC unroll 21
-        for (int r = 0; r < 21; r++) {
-            const signed char *ways = ROLL_SLOTS[r];
-            int nd = r < 6 ? 1 : 2;
-            int nch = 0, npips = 0, used = 0;
-            for (int j = 0; j < nd; j++) {
-                int w = ways[j], pw = SLOT_PIPS[w];
-                int h24 = (hit[w] >> 24) & 1;
-                nch += h24;
-                npips = h24 * (25 - pw) > npips ? h24 * (25 - pw) : npips;
-                unsigned int rest = hit[w] & 0xffffffu;
-                int can = one & (rest != 0) & !used & (o[SLOT_PIPS[ways[1 - j]] - 1] <= 1);
-                used |= can;
-                nch += can;
-                int lost = can * (msb32(rest | 1u) - pw + 1);
-                npips = lost > npips ? lost : npips;
-            }
-            for (int j = nd; j < 4 && ways[j] >= 0; j++) {
-                int w = ways[j], pw = SLOT_PIPS[w];
-                int h24 = one & (int)((hit[w] >> 24) & 1);
-                int blot = ((blots << 2) & SLOT_AT24[w]) != 0;
-                nch += h24 * ((nch == 0) + blot);
-                npips = h24 * (25 - pw) > npips ? h24 * (25 - pw) : npips;
-            }
-            int wt = r < 6 ? 1 : 2;
-            np += wt * npips;
-            n1 += wt * (nch > 0);
-            n2 += wt * (nch > 1);
+        /* Chequers on the bar (bit 24 of hit[]: the bar chequer). A
+         * combined way counts only the bar chequer alone there, with a
+         * second chance when a landing spot x pips in holds a blot (o[x +
+         * 1]: bit 24 - x of blots << 2). Per die d (bit d): A the bar
+         * chequer hits directly; R another chequer does (one chequer on the
+         * bar), which counts once per roll, the lower die first, when the
+         * other die enters (E; for doubles the way after the direct one,
+         * twice the die: gnubg's quirk, E2). */
+        unsigned int keep = b[24] == 1 ? 1u << 24 : 0;
+        for (int s = 0; s < 40; s++)
+            hit[s] &= DIRECT_WAY[s] | keep;
+        waymask = nonzero_bits40(hit);
+        uint32_t A = 0, R = 0, E2 = 0, E = ~so->made & 0x3fu;
+#pragma GCC unroll 6
+        for (int d = 0; d < 6; d++) {
+            unsigned int h = hit[16 + 4 * d];
+            A |= (h >> 24) << d;
+            R |= (uint32_t)((h & 0xffffffu) != 0) << d;
+            E2 |= (uint32_t)(o[2 * d + 1] <= 1) << d;
         }
+        R = b[24] == 1 ? R : 0;
+        for (uint64_t m = waymask & ~DIRECT_SLOTS; m; m &= m - 1) {
+            int s = __builtin_ctzll(m);
+            second |= (uint64_t)(((blots << 2) & SLOT_AT24[s]) != 0) << s;
+        }
+        /* Non-doubles (roll order): the bar chequer hits with the lower die
+         * (ai) or the higher (aj), another chequer with the lower die (c0)
+         * or else with the higher (c1); two of these make a second chance.
+         * Doubles (bit d): A, can (R when E2) and comb (a combined way
+         * hits); A with can, or comb2, make a second chance. */
+        uint32_t ai = ROLLS_OF[A].lo, aj = ROLLS_OF[A].hi;
+        uint32_t c0 = ROLLS_OF[R].lo & ROLLS_OF[E].hi, c1 = ROLLS_OF[R].hi & ROLLS_OF[E].lo & ~c0;
+        uint32_t can = R & E2;
+        uint32_t comb = gather_nibbles(nibble_any((uint32_t)(waymask >> 16) & 0xeeeeeeu));
+        uint32_t comb2 = gather_nibbles(nibble_any((uint32_t)(second >> 16)));
+        uint32_t w15 = (uint32_t)waymask & 0x7fffu, s15 = (uint32_t)second & 0x7fffu;
+        n1 = POP6[A | can | comb] + 2 * popcount32(ai | aj | c0 | c1 | w15);
+        n2 = POP6[(A & can) | comb2] + 2 * popcount32((ai & aj) | ((ai | aj) & (c0 | c1)) | s15);
+        np = pips_lost(hit, ai | c0, aj | c1, A | can);
     }
     x[X_PIPLOSS] = DIVC(np, 432);
     x[X_P1] = DIVC(n1, 36);
@@ -644,13 +713,14 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
             no += bar;
             t += 24 * bar;
         }
-        for (int i = 5; i >= 0; i--) {
-            int v = (int)b[i];
-            int ex = v > 2 ? v - 2 : 0;
-            int nm = v < 2 ? 2 - v : 0;
-            int take = no + ex >= nm ? nm : 0;
-            t += i * (ex - take);
-            no += ex - take;
+        /* A point gives its chequers above two, or takes the ones it
+         * lacks when there are enough (no >= 0 throughout); point 0 adds
+         * nothing. */
+        for (int i = 5; i > 0; i--) {
+            int d = (int)b[i] - 2;
+            d = no + d >= 0 ? d : 0;
+            t += i * d;
+            no += d;
         }
         x[X_TIMING] = DIVC(t, 100);
     }
@@ -699,10 +769,12 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     /* MOBILITY (escapes through the opponent's points) */
     {
         int n = 0;
+        uint32_t made = so->made & 0xffffffu;
         for (uint32_t m = sb->occ & ~0x3fu; m; m &= m - 1) {
             int i = __builtin_ctz(m);
-            /* escape_mask(so->made, i) for i >= 6 */
-            uint32_t w = (so->made >> (24 - i)) & ((1u << (i < 12 ? i : 12)) - 1);
+            /* escape_mask(so->made, i) for i >= 6: below 12 the shift
+             * leaves only i bits */
+            uint32_t w = (made >> (24 - i)) & 0xfffu;
             n += (i - 5) * (int)b[i] * tab->esc[w];
         }
         x[X_MOBILITY] = DIVC(n, 3600);
