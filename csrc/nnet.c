@@ -753,17 +753,16 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
                                                _mm512_load_ps(net->w_out_q + 16 * t)));
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(h4, _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    float s[20], r[16] = {0};
-    _mm512_storeu_ps(s, acc);
-    _mm_storeu_ps(s + 16, acc4);
-    for (int o = 0; o < 5; o++) {
-        const float *l = s + 4 * o;
-        r[o] = net->th_out[o] + ((l[0] + l[2]) + (l[1] + l[3]));
-    }
+    /* in registers (no store and reload): lane 4o = (l0 + l2) + (l1 + l3) */
+    __m512 p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+    p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
+    __m128 p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
+    p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
+    const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512 sum = _mm512_maskz_permutex2var_ps(0x1f, p, lanes, _mm512_castps128_ps512(p4));
+    __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(0x1f, net->th_out), sum);
     /* the permute sigmoid: no gather */
-    _mm512_storeu_ps(s, sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_output),
-                                                     _mm512_loadu_ps(r))));
-    memcpy(out, s, 5 * sizeof(float));
+    _mm512_mask_storeu_ps(out, 0x1f, sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_output), r)));
 }
 
 /* n_hidden a multiple of 8 (the race pruning net has 8 units: half a register). */
