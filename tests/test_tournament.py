@@ -177,7 +177,9 @@ def test_money_session_has_cube_action() -> None:
 
 
 def test_config_is_strict() -> None:
-    tconfig.load()  # the shipped, commented file is valid
+    tconfig.load()  # the shipped, commented files are valid
+    bar = tconfig.load(ROOT / "config" / "expert-vs-beginner.yaml")
+    assert [p.name for p in bar.players] == ["expert", "beginner"] and bar.matches == 200
     with pytest.raises(ConfigError, match=r"rules\.crawfod: unknown key"):
         tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS, "rules": {"crawfod": False}})
     with pytest.raises(ConfigError, match="player names must be unique"):
