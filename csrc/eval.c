@@ -19,15 +19,25 @@ static int highest(const unsigned int *s)
 
 static unsigned int total(const unsigned int *s)
 {
+#if defined(__SSE2__)
+    const __m128i *p = (const __m128i *)s;
+    __m128i t = _mm_add_epi32(_mm_add_epi32(_mm_loadu_si128(p), _mm_loadu_si128(p + 1)),
+                              _mm_add_epi32(_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)));
+    t = _mm_add_epi32(t, _mm_add_epi32(_mm_loadu_si128(p + 4), _mm_loadu_si128(p + 5)));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+    return (unsigned int)_mm_cvtsi128_si32(t) + s[24];
+#else
     unsigned int t = 0;
     for (int i = 0; i < 25; i++)
         t += s[i];
     return t;
+#endif
 }
 
-static int side_crashed(const unsigned int *s, int tot)
+static int side_crashed(const unsigned int *s)
 {
-    int b0 = (int)s[0], b1 = (int)s[1];
+    int tot = (int)total(s), b0 = (int)s[0], b1 = (int)s[1];
     if (tot <= 6)
         return 1;
     if (b0 > 1)
@@ -40,12 +50,10 @@ int bg_classify_board(const bg_board b)
     int back1 = highest(b[1]), back0 = highest(b[0]);
     if (back1 < 0 || back0 < 0)
         return BG_CLASS_OVER;
-    int tot0 = (int)total(b[0]), tot1 = (int)total(b[1]);
     if (back0 + back1 > 22)
-        return side_crashed(b[0], tot0) || side_crashed(b[1], tot1) ? BG_CLASS_CRASHED
-                                                                     : BG_CLASS_CONTACT;
+        return side_crashed(b[0]) || side_crashed(b[1]) ? BG_CLASS_CRASHED : BG_CLASS_CONTACT;
     if (back0 < 6 && back1 < 6)
-        return tot0 <= 6 && tot1 <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
+        return total(b[0]) <= 6 && total(b[1]) <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
     return BG_CLASS_RACE;
 }
 
@@ -80,6 +88,32 @@ static void eval_over(const bg_board b, float out[5])
 
 /* ---- sanity check (spec 6.5) ------------------------------------------- */
 
+/* Sum over a side's chequers of their quarter (points 1-6 = 1, ..., 19-24 =
+ * 4, the bar 5): on the points 1 each, plus 1 from point 7, 13 and 19 up. */
+static int crossovers(const unsigned int *s)
+{
+#if defined(__SSE2__)
+    const __m128i *p = (const __m128i *)s;
+    __m128i v[6];
+    for (int i = 0; i < 6; i++)
+        v[i] = _mm_loadu_si128(p + i); /* points 4i+1 .. 4i+4 */
+    const __m128i last2 = _mm_set_epi32(-1, -1, 0, 0);
+    __m128i from13 = _mm_add_epi32(v[3], _mm_add_epi32(v[4], v[5]));
+    __m128i from19 = _mm_add_epi32(_mm_and_si128(v[4], last2), v[5]);
+    __m128i from7 = _mm_add_epi32(_mm_add_epi32(_mm_and_si128(v[1], last2), v[2]), from13);
+    __m128i all = _mm_add_epi32(_mm_add_epi32(v[0], v[1]), _mm_add_epi32(v[2], from13));
+    __m128i t = _mm_add_epi32(_mm_add_epi32(all, from7), _mm_add_epi32(from13, from19));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+    return _mm_cvtsi128_si32(t) + 5 * (int)s[24];
+#else
+    int c = 5 * (int)s[24];
+    for (int i = 0; i < 24; i++)
+        c += (i / 6 + 1) * (int)s[i];
+    return c;
+#endif
+}
+
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
 {
     int ac[2], back[2], cross[2] = {0, 0}, gcross[2] = {0, 0}, maxt[2] = {0, 0};
@@ -91,14 +125,9 @@ void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
     int contact = back[0] + back[1] >= 24;
     if (!contact) {
         for (int j = 0; j < 2; j++) {
-            const unsigned int *s = b[j];
-            int q[4] = {0, 0, 0, 0}; /* chequers per quarter */
-            for (int t = 0; t < 4; t++)
-                for (int i = 0; i < 6; i++)
-                    q[t] += (int)s[6 * t + i];
-            int n = (int)s[24];
-            cross[j] = q[0] + 2 * q[1] + 3 * q[2] + 4 * q[3] + 5 * n;
-            gcross[j] = 1 + q[1] + 2 * q[2] + 3 * q[3] + 4 * n;
+            /* gcross weighs each chequer one less: 1 + cross - chequers */
+            cross[j] = crossovers(b[j]);
+            gcross[j] = 1 + cross[j] - ac[j];
         }
         for (int j = 0; j < 2; j++) {
             maxt[j] = back[j] < 6 ? bg_bearoff_os_max_rolls(os, bg_bearoff_index(b[j], 6, 15))

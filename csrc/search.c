@@ -55,18 +55,29 @@ static const unsigned char ROLL[21][2] = {
 
 /* ---- per-thread state ------------------------------------------------------ */
 
-/* Hash table of the results generator (power of two, > 2 * BG_MAX_MOVES). */
-#define GEN_TABLE 8192
+/* Hash table of the results generator (> 2 * BG_MAX_MOVES slots). */
+#define GEN_TABLE_LOG2 13
+#define GEN_TABLE (1 << GEN_TABLE_LOG2)
+
+/* The key of a board reached from the start board: lo holds the mover's
+ * points 0..15 and hi points 16..24 (bits 0..35), a nibble each (boards hold
+ * at most 15 chequers a side, load_board), and hi bit GEN_HIT + t is set when
+ * the play hit the opponent's blot on point t (mover's numbering). With the
+ * start board the key determines the board and the board the key, so equal
+ * keys are equal boards: the table's comparison stays exact. */
+#define GEN_HIT 36
+#define GEN_EMPTY (~(uint64_t)0) /* no key sets bit 63 */
+typedef struct {
+    uint64_t lo, hi;
+} gen_key;
 
 typedef struct {
     bg_move *moves;
     bg_board *results;
     float *pscore;
     int *order;
-    uint64_t *gen_keys;  /* [GEN_TABLE] */
-    uint32_t *gen_stamp; /* [GEN_TABLE]: slot in use iff == gen_epoch */
-    int *gen_slot;       /* [GEN_TABLE]: index into results */
-    uint32_t gen_epoch;
+    gen_key *gen_table; /* [GEN_TABLE]: hi == GEN_EMPTY marks a free slot */
+    int *gen_slot;      /* [BG_MAX_MOVES]: the table slot of each result, to free it */
 } scratch;
 
 typedef struct {
@@ -90,13 +101,13 @@ static int scratch_alloc(scratch *sc)
     sc->results = malloc(sizeof(bg_board) * BG_MAX_MOVES);
     sc->pscore = malloc(sizeof(float) * BG_MAX_MOVES);
     sc->order = malloc(sizeof(int) * BG_MAX_MOVES);
-    sc->gen_keys = malloc(sizeof(uint64_t) * GEN_TABLE);
-    sc->gen_stamp = calloc(GEN_TABLE, sizeof(uint32_t));
-    sc->gen_slot = malloc(sizeof(int) * GEN_TABLE);
-    sc->gen_epoch = 0;
-    if (sc->moves && sc->results && sc->pscore && sc->order && sc->gen_keys && sc->gen_stamp &&
-        sc->gen_slot)
+    sc->gen_table = malloc(sizeof(gen_key) * GEN_TABLE);
+    sc->gen_slot = malloc(sizeof(int) * BG_MAX_MOVES);
+    if (sc->moves && sc->results && sc->pscore && sc->order && sc->gen_table && sc->gen_slot) {
+        for (int i = 0; i < GEN_TABLE; i++)
+            sc->gen_table[i].hi = GEN_EMPTY;
         return 0;
+    }
     scratch_free(sc);
     return -1;
 }
@@ -107,8 +118,7 @@ static void scratch_free(scratch *sc)
     free(sc->results);
     free(sc->pscore);
     free(sc->order);
-    free(sc->gen_keys);
-    free(sc->gen_stamp);
+    free(sc->gen_table);
     free(sc->gen_slot);
     memset(sc, 0, sizeof *sc);
 }
@@ -210,43 +220,19 @@ static void leaf_probs_many(worker *w, const bg_board *b, const int *pick, int k
  * The search needs only the distinct boards a roll can produce, not the plays,
  * many times per decision: this generator visits the plays in exactly the
  * order of movegen_generate (movegen.c) and keeps the first occurrence of each
- * board, so the list is the same, board for board; it works in place with undo
- * and an incremental hash, without allocating (tested against movegen.c). */
-
-static uint64_t ZOB[2][25][16];
-static pthread_once_t zob_once = PTHREAD_ONCE_INIT;
-
-static void zob_init(void)
-{
-    uint64_t x = 0x9e3779b97f4a7c15ULL;
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < 25; i++)
-            for (int n = 0; n < 16; n++) {
-                x += 0x9e3779b97f4a7c15ULL; /* splitmix64 */
-                uint64_t z = x;
-                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-                z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-                ZOB[s][i][n] = z ^ (z >> 31);
-            }
-}
+ * board, so the list is the same, board for board; it carries each board as
+ * its exact key (gen_key), updated per step, and writes out only the boards it
+ * keeps, without allocating (tested against movegen.c). */
 
 typedef struct {
-    unsigned int b[2][25];
-    uint64_t hash;
-    int outside;         /* the mover's chequers outside the home board (bar included) */
-    uint32_t occ;        /* the mover's occupied points (bit 24: the bar) */
-    uint32_t blocked;    /* points (mover's numbering) the opponent has made; fixed */
+    const unsigned int *opp; /* the opponent's side before the play */
+    uint32_t blocked;        /* points (mover's numbering) the opponent has made */
+    uint64_t blots;          /* the opponent's blots (mover's numbering) << GEN_HIT */
     const int *dice;
     int n_dice, doubles, larger;
-    int best_score, n, max, overflow;
+    int best_score, n, overflow;
     scratch *sc;
 } gen;
-
-static inline void gen_set(gen *g, int side, int i, unsigned int v)
-{
-    g->hash ^= ZOB[side][i][g->b[side][i] & 15] ^ ZOB[side][i][v & 15];
-    g->b[side][i] = v;
-}
 
 /* r (opponent on roll) is b (mover on roll) with the sides swapped. */
 static int same_swapped(const bg_board r, const unsigned int b[2][25])
@@ -254,105 +240,210 @@ static int same_swapped(const bg_board r, const unsigned int b[2][25])
     return !memcmp(r[0], b[1], sizeof r[0]) && !memcmp(r[1], b[0], sizeof r[1]);
 }
 
-static void gen_record(gen *g, int score)
+/* GEN_UNIT[6 + t]: one chequer on point t in a key; t = -6..-1 (borne off): none. */
+#define U(t) {(t) < 16 ? 1ULL << (4 * (t) & 63) : 0, (t) < 16 ? 0 : 1ULL << (4 * (t) & 63)}
+static const gen_key GEN_UNIT[31] = {
+    {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, U(0),  U(1),  U(2),  U(3),  U(4),
+    U(5),   U(6),   U(7),   U(8),   U(9),   U(10),  U(11), U(12), U(13), U(14), U(15),
+    U(16),  U(17),  U(18),  U(19),  U(20),  U(21),  U(22), U(23), U(24)};
+#undef U
+
+/* The mover's chequers on point (0..24) in key k. */
+static inline unsigned int gen_count(gen_key k, int point)
 {
-    scratch *sc = g->sc;
-    if (score < g->best_score)
-        return;
+    return (unsigned int)((point < 16 ? k.lo : k.hi) >> (4 * point & 63) & 15);
+}
+
+/* The board of key k, sides swapped (the opponent on roll). */
+static void gen_unpack(const gen *g, gen_key k, bg_board r)
+{
+#if defined(__SSE2__)
+    /* the nibbles of even and odd points interleaved as bytes, then widened to
+     * ints: points 0..15 from lo, 16..23 from hi */
+    const __m128i m = _mm_set1_epi8(15), z = _mm_setzero_si128();
+    __m128i x = _mm_set_epi64x((long long)k.hi, (long long)k.lo);
+    __m128i ev = _mm_and_si128(x, m), od = _mm_and_si128(_mm_srli_epi64(x, 4), m);
+    __m128i p0 = _mm_unpacklo_epi8(ev, od), p1 = _mm_unpackhi_epi8(ev, od);
+    __m128i *out = (__m128i *)r[0];
+    __m128i w = _mm_unpacklo_epi8(p0, z);
+    _mm_storeu_si128(out, _mm_unpacklo_epi16(w, z));
+    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(w, z));
+    w = _mm_unpackhi_epi8(p0, z);
+    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(w, z));
+    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(w, z));
+    w = _mm_unpacklo_epi8(p1, z);
+    _mm_storeu_si128(out + 4, _mm_unpacklo_epi16(w, z));
+    _mm_storeu_si128(out + 5, _mm_unpackhi_epi16(w, z));
+    r[0][BG_BAR] = gen_count(k, BG_BAR);
+#else
+    for (int i = 0; i < 25; i++)
+        r[0][i] = gen_count(k, i);
+#endif
+    memcpy(r[1], g->opp, sizeof r[1]);
+    for (uint32_t hits = (uint32_t)(k.hi >> GEN_HIT); hits; hits &= hits - 1) {
+        r[1][23 - __builtin_ctz(hits)] = 0;
+        r[1][BG_BAR]++;
+    }
+}
+
+/* Frees the slots of the results so far (the table is empty between calls). */
+static void gen_clear(gen *g)
+{
+    if (!g->doubles)
+        for (int i = 0; i < g->n; i++)
+            g->sc->gen_table[g->sc->gen_slot[i]].hi = GEN_EMPTY;
+    g->n = 0;
+}
+
+/* Whether plays of this score count; a better one discards the results so far. */
+static inline int gen_score(gen *g, int score)
+{
     if (score > g->best_score) {
         g->best_score = score;
-        g->n = 0;
-        if (++sc->gen_epoch == 0) { /* wrapped: really clear */
-            memset(sc->gen_stamp, 0, sizeof(uint32_t) * GEN_TABLE);
-            sc->gen_epoch = 1;
-        }
+        gen_clear(g);
     }
-    unsigned int slot = (unsigned int)g->hash & (GEN_TABLE - 1);
-    while (sc->gen_stamp[slot] == sc->gen_epoch) {
-        if (sc->gen_keys[slot] == g->hash && same_swapped(sc->results[sc->gen_slot[slot]], g->b))
-            return;
-        slot = (slot + 1) & (GEN_TABLE - 1);
+    return score == g->best_score;
+}
+
+/* Whether the board of key k is new; if so it enters the table as the next result. */
+static inline int gen_new(gen *g, gen_key k)
+{
+    gen_key *table = g->sc->gen_table;
+    uint64_t h = (k.lo ^ k.hi * 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+    unsigned int slot = (unsigned int)(h >> (64 - GEN_TABLE_LOG2));
+    for (; table[slot].hi != GEN_EMPTY; slot = (slot + 1) & (GEN_TABLE - 1))
+        if (table[slot].lo == k.lo && table[slot].hi == k.hi)
+            return 0;
+    if (g->n < BG_MAX_MOVES) { /* else gen_add reports the overflow */
+        table[slot] = k;
+        g->sc->gen_slot[g->n] = (int)slot;
     }
-    if (g->n >= g->max) {
+    return 1;
+}
+
+/* Adds the board of key k to the results unless it is there already. Doubles
+ * never repeat a board among plays of the same length, so they skip the
+ * table: their plays take the steps from non-increasing points, so two plays
+ * differ in the number of steps from some point, and at the highest such
+ * point, which chequers reach only from higher points, their boards differ. */
+static inline void gen_add(gen *g, gen_key k)
+{
+    if (!g->doubles && !gen_new(g, k))
+        return;
+    if (g->n >= BG_MAX_MOVES) {
         g->overflow = 1;
         return;
     }
-    sc->gen_stamp[slot] = sc->gen_epoch;
-    sc->gen_keys[slot] = g->hash;
-    sc->gen_slot[slot] = g->n;
-    memcpy(sc->results[g->n][0], g->b[1], sizeof g->b[1]);
-    memcpy(sc->results[g->n][1], g->b[0], sizeof g->b[0]);
-    g->n++;
+    gen_unpack(g, k, g->sc->results[g->n++]);
 }
 
 /* The mover's points that may play die (descending order is the caller's):
  * from the bar only while it holds chequers; a bear-off needs all chequers
  * home and, beyond the exact die, none on higher points. Free destinations
- * are the points the opponent has not made (hits leave them free). */
-static inline uint32_t gen_movable(const gen *g, int die, int max_from)
+ * are the points the opponent has not made (hits leave them free). occ: the
+ * mover's occupied points (bit 24: the bar). */
+static inline uint32_t gen_movable(const gen *g, uint32_t occ, int die, int max_from)
 {
-    uint32_t cand = g->occ & ((2u << max_from) - 1);
+    uint32_t cand = occ & ((2u << max_from) - 1);
     /* from - die on a free point: shift the free points up by die */
     uint32_t ok = (~g->blocked & 0xffffffu) << die;
-    if (g->occ >> BG_BAR & 1)
+    if (occ >> BG_BAR & 1)
         return cand & ok & 1u << BG_BAR;
-    if (!g->outside && g->occ) {
-        int top = 31 - __builtin_clz(g->occ); /* all chequers are home */
-        ok |= 1u << (die - 1);                /* the exact bear-off */
+    if (occ && occ < 1u << 6) {
+        int top = 31 - __builtin_clz(occ); /* all chequers are home */
+        ok |= 1u << (die - 1);             /* the exact bear-off */
         if (top < die - 1)
             ok |= 1u << top; /* a larger die takes the highest chequer */
     }
     return cand & ok;
 }
 
-static void gen_search(gen *g, int depth, int max_from)
+/* The key after the step from -> from - die (below 0: borne off); a blot
+ * there is hit (off the board the shift lands below the blots' bits). */
+static inline gen_key gen_play(const gen *g, gen_key k, int from, int die)
 {
-    int moved = 0;
-    if (depth < g->n_dice) {
-        int die = g->dice[depth];
-        for (uint32_t c = gen_movable(g, die, max_from); c; c &= ~(1u << (31 - __builtin_clz(c)))) {
-            int from = 31 - __builtin_clz(c);
-            int to = from - die;
-            uint64_t h0 = g->hash;
-            int out0 = g->outside, hit = 0;
-            uint32_t occ0 = g->occ;
-            gen_set(g, 1, from, g->b[1][from] - 1);
-            if (!g->b[1][from])
-                g->occ &= ~(1u << from);
-            if (from >= 6)
-                g->outside--;
-            if (to >= 0) {
-                gen_set(g, 1, to, g->b[1][to] + 1);
-                g->occ |= 1u << to;
-                if (to >= 6)
-                    g->outside++;
-                if (g->b[0][23 - to] == 1) {
-                    gen_set(g, 0, 23 - to, 0);
-                    gen_set(g, 0, BG_BAR, g->b[0][BG_BAR] + 1);
-                    hit = 1;
-                }
-            }
-            gen_search(g, depth + 1, g->doubles ? from : 24);
-            /* undo */
-            if (hit) {
-                g->b[0][BG_BAR]--;
-                g->b[0][23 - to] = 1;
-            }
-            if (to >= 0)
-                g->b[1][to]--;
-            g->b[1][from]++;
-            g->hash = h0;
-            g->outside = out0;
-            g->occ = occ0;
-            moved = 1;
-        }
-    }
-    if (!moved) {
+    int to = from - die;
+    k.lo += GEN_UNIT[6 + to].lo - GEN_UNIT[6 + from].lo;
+    k.hi += GEN_UNIT[6 + to].hi - GEN_UNIT[6 + from].hi;
+    k.hi |= g->blots & (uint64_t)1 << (GEN_HIT + to);
+    return k;
+}
+
+/* Plays dice[depth..] from the board of key k (occupied points occ); depth < n_dice. */
+static void gen_search(gen *g, int depth, int max_from, gen_key k, uint32_t occ)
+{
+    int die = g->dice[depth];
+    uint32_t c = gen_movable(g, occ, die, max_from);
+    if (!c) {
         int score = depth * 2;
         if (depth == 1 && !g->doubles && g->dice[0] == g->larger)
             score++;
-        gen_record(g, score);
+        if (gen_score(g, score))
+            gen_add(g, k);
+        return;
     }
+    if (depth + 1 == g->n_dice) { /* the last die: every play has the full score */
+        if (gen_score(g, 2 * g->n_dice))
+            for (; c; c &= ~(1u << (31 - __builtin_clz(c))))
+                gen_add(g, gen_play(g, k, 31 - __builtin_clz(c), die));
+        return;
+    }
+    for (; c; c &= ~(1u << (31 - __builtin_clz(c)))) {
+        int from = 31 - __builtin_clz(c), to = from - die;
+        gen_key next = gen_play(g, k, from, die);
+        /* from may empty; to fills unless borne off */
+        uint32_t o = occ & ~((uint32_t)!gen_count(next, from) << from);
+        o |= 1u << (6 + to) >> 6;
+        gen_search(g, depth + 1, g->doubles ? from : 24, next, o);
+    }
+}
+
+/* The key of b and, in g, the opponent's side, made points and blots. */
+static gen_key gen_start(gen *g, const bg_board b)
+{
+    gen_key k;
+    uint32_t made, blots; /* the opponent's numbering */
+#if defined(__SSE2__)
+    __m128i lo, hi;
+    bg_pack_points(b[1], &lo, &hi);
+    /* the low byte of each 16-bit lane becomes b[2i] | b[2i + 1] << 4 */
+    const __m128i low = _mm_set1_epi16(0xff);
+    lo = _mm_and_si128(_mm_or_si128(lo, _mm_srli_epi16(lo, 4)), low);
+    hi = _mm_and_si128(_mm_or_si128(hi, _mm_srli_epi16(hi, 4)), low);
+    uint64_t w[2];
+    _mm_storeu_si128((__m128i *)w, _mm_packus_epi16(lo, hi));
+    k.lo = w[0];
+    k.hi = w[1] | (uint64_t)b[1][BG_BAR] << 32;
+    bg_pack_points(b[0], &lo, &hi);
+    const __m128i one = _mm_set1_epi8(1);
+    made = (uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi8(lo, one)) |
+           (uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi8(hi, one)) << 16;
+    blots = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, one)) |
+            (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, one)) << 16;
+#else
+    k.lo = k.hi = 0;
+    for (int i = 0; i < 25; i++) {
+        if (i < 16)
+            k.lo |= (uint64_t)b[1][i] << (4 * i);
+        else
+            k.hi |= (uint64_t)b[1][i] << (4 * i - 64);
+    }
+    made = blots = 0;
+    for (int i = 0; i < 24; i++) {
+        made |= (uint32_t)(b[0][i] >= 2) << i;
+        blots |= (uint32_t)(b[0][i] == 1) << i;
+    }
+#endif
+    /* the mover's point t is the opponent's 23 - t: reverse both 24-bit maps
+     * at once (bytes, then the bits of each byte) */
+    uint64_t x = __builtin_bswap64((uint64_t)blots << 40 | (uint64_t)made << 8);
+    x = (x >> 1 & 0x5555555555555555ULL) | (x & 0x5555555555555555ULL) << 1;
+    x = (x >> 2 & 0x3333333333333333ULL) | (x & 0x3333333333333333ULL) << 2;
+    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fULL) | (x & 0x0f0f0f0f0f0f0f0fULL) << 4;
+    g->blocked = (uint32_t)(x >> 32);
+    g->blots = (x & 0xffffff) << GEN_HIT;
+    g->opp = b[0];
+    return k;
 }
 
 /* The distinct results of die1/die2 in sc->results, in movegen_generate's
@@ -360,47 +451,33 @@ static void gen_search(gen *g, int depth, int max_from)
  * evaluates them); returns their count, -1 on overflow. */
 static int gen_results(scratch *sc, const bg_board b, int die1, int die2)
 {
-    pthread_once(&zob_once, zob_init);
     gen g;
-    memcpy(g.b, b, sizeof g.b);
-    g.hash = 0;
-    g.outside = 0;
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < 25; i++)
-            g.hash ^= ZOB[s][i][g.b[s][i] & 15];
-    for (int i = 6; i < 25; i++)
-        g.outside += (int)g.b[1][i];
-    g.occ = bg_occupied(g.b[1]);
-    g.blocked = 0;
-    for (int t = 0; t < 24; t++)
-        g.blocked |= (uint32_t)(g.b[0][23 - t] >= 2) << t;
+    gen_key k = gen_start(&g, b);
     g.sc = sc;
     g.best_score = -1;
     g.n = 0;
-    g.max = BG_MAX_MOVES;
     g.overflow = 0;
     g.larger = die1 > die2 ? die1 : die2;
-    if (++sc->gen_epoch == 0) {
-        memset(sc->gen_stamp, 0, sizeof(uint32_t) * GEN_TABLE);
-        sc->gen_epoch = 1;
-    }
+    uint32_t occ = bg_occupied(b[1]);
     if (die1 == die2) {
         int dice[4] = {die1, die1, die1, die1};
         g.dice = dice;
         g.n_dice = 4;
         g.doubles = 1;
-        gen_search(&g, 0, 24);
+        gen_search(&g, 0, 24, k, occ);
     } else {
         int hi = g.larger, lo = die1 > die2 ? die2 : die1;
         int order1[2] = {hi, lo}, order2[2] = {lo, hi};
         g.n_dice = 2;
         g.doubles = 0;
         g.dice = order1;
-        gen_search(&g, 0, 24);
+        gen_search(&g, 0, 24, k, occ);
         g.dice = order2;
-        gen_search(&g, 0, 24);
+        gen_search(&g, 0, 24, k, occ);
     }
-    return g.overflow ? -1 : g.n;
+    int n = g.overflow ? -1 : g.n;
+    gen_clear(&g);
+    return n;
 }
 
 /* ---- cube positions --------------------------------------------------------------- */
