@@ -484,7 +484,8 @@ static const unsigned short racebg_count[32] = {0, 6, 6, 15, 6, 15, 15, 20, 6, 1
 
 /* Binomial coefficients C(n, r) for n, r <= 40 (truncated to 32 bits like
  * every index sum): bg_bearoff_index runs for every race evaluation, and a
- * table lookup replaces a loop of 64-bit divisions. */
+ * table lookup replaces a loop of 64-bit divisions. Stored as BINOM[r][n]:
+ * with r a constant the index's lookups need no multiply. */
 #define BINOM_N 41
 static unsigned int BINOM[BINOM_N][BINOM_N];
 static pthread_once_t binom_once = PTHREAD_ONCE_INIT;
@@ -496,23 +497,25 @@ static void binom_init(void)
         for (int r = n; r > 0; r--)
             row[r] += row[r - 1];
         for (int r = 0; r < BINOM_N; r++)
-            BINOM[n][r] = (unsigned int)row[r];
+            BINOM[r][n] = (unsigned int)row[r];
     }
 }
 
 static unsigned int binom(int n, int r)
 {
     pthread_once(&binom_once, binom_init);
-    return BINOM[n][r];
+    return BINOM[r][n];
 }
 
-unsigned int bg_bearoff_index(const unsigned int *side, int n_points, int n_chequers)
+static inline __attribute__((always_inline)) unsigned int index_of(const unsigned int *side,
+                                                                    int n_points, int n_chequers)
 {
     /* gnubg's index: a bit string with bit P-1+total set, then one bit per
      * point boundary going down; each set bit at a position j below P+C adds
      * C(j, r), r = the set bits not yet counted (P at the top). Walking the
      * points visits exactly those bits, top first; gnubg's loop stops once
-     * only r positions are left, where C(j, r) = 0 anyway. */
+     * only r positions are left, where C(j, r) = 0 anyway. j only goes
+     * down: once below P+C, every later point adds too. */
     int j = n_points - 1;
     for (int i = 0; i < n_points; i++)
         j += (int)side[i];
@@ -520,13 +523,23 @@ unsigned int bg_bearoff_index(const unsigned int *side, int n_points, int n_cheq
         return 0;
     pthread_once(&binom_once, binom_init);
     unsigned int idx = 0;
-    int n = n_chequers + n_points, r = n_points;
-    for (int i = 0; i < n_points; i++) {
-        if (j < n)
-            idx += BINOM[j][r--];
+    int i = 0;
+    for (; i < n_points && j >= n_chequers + n_points; i++)
+        j -= (int)side[i] + 1;
+    for (int r = n_points; i < n_points; i++, r--) {
+        idx += BINOM[r][j];
         j -= (int)side[i] + 1;
     }
     return idx;
+}
+
+unsigned int bg_bearoff_index(const unsigned int *side, int n_points, int n_chequers)
+{
+    /* the databases' 6 points (every race evaluation and sanity check): a
+     * constant bound lets the compiler unroll the loops */
+    if (n_points == 6)
+        return index_of(side, 6, n_chequers);
+    return index_of(side, n_points, n_chequers);
 }
 
 /* ---- loading ---------------------------------------------------------- */
