@@ -95,7 +95,8 @@ def test_interrupted_and_resumed_equals_uninterrupted(tmp_path: Path) -> None:
         assert list(record.score()) == line["score"]
 
 
-def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path, stop: str) -> None:
     cfg = tmp_path / "t.yaml"
     cfg.write_text(yaml.safe_dump({"players": THREE_LEVELS, "match_length": 1, "matches": 100, "seed": 11,
                                    "output": str(tmp_path / "out")}))
@@ -106,7 +107,10 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_matches(tmp_path: Path) -> None
     deadline = time.monotonic() + 120
     while not (results.exists() and results.read_text().count("\n") >= 3) and time.monotonic() < deadline:
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group, workers included
+    if stop == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)  # the whole process group, workers included
+    else:
+        proc.terminate()  # SIGTERM to the parent alone, as kill or systemd sends it
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err and "run the same command again" in out, (out, err)

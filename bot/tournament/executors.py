@@ -73,6 +73,7 @@ _worker: tuple[Engine, TournamentConfig] | None = None
 def _init_local(config: TournamentConfig) -> None:
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # how it stops us (not the parent's handler)
     _worker = (Engine(), config)
 
 
