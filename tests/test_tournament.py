@@ -259,3 +259,23 @@ def test_self_play_ranks_levels_by_error_rate(tmp_path: Path, capsys: pytest.Cap
         assert totals["unforced_moves"] == sum(p.rates.unforced_moves for p in analysis.players) > 0
         assert totals["chequer_error"] == pytest.approx(sum(p.rates.chequer_error for p in analysis.players))
         assert (totals["chequer_error"] == 0.0) == (name == "expert")  # expert analysed at expert: no errors
+
+
+def test_a_stop_signal_waits_for_the_match_being_saved() -> None:
+    from bot.tournament.runner import _Interrupts
+
+    before = signal.getsignal(signal.SIGTERM)
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with _Interrupts() as interrupts:
+            with interrupts.saving():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)  # the handler runs in here and must not cut the save short
+                steps.append("saved")
+            steps.append("went on")  # not reached: the deferred stop comes right after the save
+    assert steps == ["saved"]
+    with pytest.raises(KeyboardInterrupt):
+        with _Interrupts():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # outside a save the stop is immediate
+    assert signal.getsignal(signal.SIGTERM) is before

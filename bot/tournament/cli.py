@@ -7,9 +7,7 @@ import functools
 import json
 import multiprocessing
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +20,6 @@ from bot.tournament import report as reporting
 from bot.tournament.results import ResultsMismatch
 
 if TYPE_CHECKING:
-    from bot.tournament.executors import Executor
-    from bot.tournament.runner import RunSummary
     from engine.analysis import MatchAnalysis
     from engine.levels import Level
 
@@ -56,25 +52,9 @@ def _console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=140)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _run_stoppable(cfg: tconfig.TournamentConfig, executor: Executor, console: Console, *, live: bool) -> RunSummary:
-    """The run, stopped by SIGTERM (kill, systemd) as cleanly as by Ctrl-C."""
-    from bot.tournament.runner import run
-
-    if threading.current_thread() is not threading.main_thread():
-        return run(cfg, executor, console, live=live)
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        return run(cfg, executor, console, live=live)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from bot.tournament.executors import DaskExecutor, LocalExecutor
+    from bot.tournament.executors import DaskExecutor, Executor, LocalExecutor
+    from bot.tournament.runner import run
 
     console = _console()
     try:
@@ -90,7 +70,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             executor = DaskExecutor(args.scheduler)
         else:
             executor = LocalExecutor(args.workers)
-        summary = _run_stoppable(cfg, executor, console, live=not args.quiet and console.is_terminal)
+        summary = run(cfg, executor, console, live=not args.quiet and console.is_terminal)
     except (ConfigError, ResultsMismatch, RuntimeError) as exc:
         print(f"fibsbot tournament: {exc}", file=sys.stderr)
         return 2

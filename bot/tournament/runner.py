@@ -1,12 +1,18 @@
 """Runs a tournament: skips what the folder already holds, plays the rest on an
 executor, saves each match as it ends, shows progress and live standings,
-and writes the report. Ctrl-C stops at once; rerunning resumes.
+and writes the report. Ctrl-C or SIGTERM stops at once (a match being saved
+is saved whole first); rerunning resumes.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from rich.console import Console, Group
@@ -36,6 +42,43 @@ class RunSummary:
         return 60.0 * self.played / self.wall_s if self.wall_s > 0 else 0.0
 
 
+class _Interrupts:
+    """SIGINT and SIGTERM (kill, systemd) raise KeyboardInterrupt, except while
+    a finished match is being saved: then they wait until it is, so that a
+    match's .sgf never lacks its results line. Main thread only (signals)."""
+
+    def __init__(self) -> None:
+        self.saving_now = False
+        self.pending = False
+        self.previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.saving_now:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def saving(self) -> Iterator[None]:
+        self.saving_now = True
+        try:
+            yield
+        finally:
+            self.saving_now = False
+        if self.pending:
+            raise KeyboardInterrupt
+
+
 def run(config: TournamentConfig, executor: Executor, console: Console, *, live: bool = True) -> RunSummary:
     store = ResultStore(config.output, config.fingerprint())
     specs = schedule([p.name for p in config.players], config.format, config.gauntlet_player, config.matches,
@@ -50,13 +93,16 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
     progress = Progress(TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                         TimeRemainingColumn(), TextColumn("elapsed"), TimeElapsedColumn(), console=console)
     task = progress.add_task("matches", total=len(specs), completed=skipped)
+    interrupts = _Interrupts()
     try:
         outcomes = executor.run(config, todo) if todo else iter(())
-        with Live(progress, console=console, refresh_per_second=4, transient=True) if live else _NoLive() as display:
+        with interrupts, Live(progress, console=console, refresh_per_second=4,
+                              transient=True) if live else _NoLive() as display:
             shown = 0.0
             for result, sgf_text in outcomes:
-                store.add(result, sgf_text)
-                played += 1
+                with interrupts.saving():
+                    store.add(result, sgf_text)
+                    played += 1
                 progress.advance(task)
                 now = time.perf_counter()
                 if live and (now - shown >= _LIVE_REFRESH_S or played == len(todo)):
