@@ -279,3 +279,72 @@ def test_a_stop_signal_waits_for_the_match_being_saved() -> None:
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(5)  # outside a save the stop is immediate
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def _failing_play_one(failure: str) -> Any:
+    """A play_one that fails on the fourth match of the schedule (workers fork
+    from the test process, so they run it)."""
+    from bot.tournament import executors
+
+    real = executors.play_one
+
+    def play_one(engine: Engine, config: tconfig.TournamentConfig, spec: MatchSpec) -> Outcome:
+        if spec.index == 1 and spec.pairing == ("expert", "advanced"):
+            if failure == "raises":
+                raise ValueError("boom")
+            os._exit(9)  # as if the kernel killed the worker (out of memory)
+        return real(engine, config, spec)
+
+    return play_one
+
+
+@pytest.mark.parametrize("failure", ["raises", "dies"])
+def test_a_failing_worker_is_a_clear_error_and_keeps_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              failure: str) -> None:
+    from bot.tournament import executors
+
+    monkeypatch.setattr(executors, "play_one", _failing_play_one(failure))
+    expected = "(?s)a match failed in a worker process: expert~advanced~0001: .*ValueError: boom" \
+        if failure == "raises" else "a tournament worker process died"
+    with pytest.raises(RuntimeError, match=expected):
+        run(_config(tmp_path / "t", matches=2), LocalExecutor(2), Console(file=open(os.devnull, "w")), live=False)
+    saved = _results(tmp_path / "t")
+    assert "expert~advanced~0001" not in saved and len(saved) >= 1
+    assert len(_sgfs(tmp_path / "t")) == len(saved)
+    monkeypatch.undo()
+    again = run(_config(tmp_path / "t", matches=2), LocalExecutor(2), Console(file=open(os.devnull, "w")), live=False)
+    assert again.skipped == len(saved) and again.skipped + again.played == 6
+
+
+def _children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(p) for p in text.split()]
+
+
+def _running(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has exited
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from Linux's /proc")
+def test_workers_exit_when_the_parent_is_killed_outright(tmp_path: Path) -> None:
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(yaml.safe_dump({"players": THREE_LEVELS, "match_length": 1, "matches": 100, "seed": 11,
+                                   "output": str(tmp_path / "out")}))
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "tournament", str(cfg), "--workers", "2", "--quiet"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = tmp_path / "out" / RESULTS
+    deadline = time.monotonic() + 120
+    while not (results.exists() and results.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    assert len(workers) == 2
+    proc.kill()  # SIGKILL: no handler runs, nobody tells the workers
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_running(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(w) for w in workers)
