@@ -136,6 +136,17 @@ def test_torn_last_line_is_replayed(tmp_path: Path) -> None:
     assert (folder / RESULTS).read_text().count("\n") == 3
 
 
+def test_fewer_matches_than_the_folder_holds_reports_only_those(tmp_path: Path) -> None:
+    quiet = Console(file=open(os.devnull, "w"))
+    more = run(_config(tmp_path / "t", matches=2), LocalExecutor(2), quiet, live=False)
+    fewer = run(_config(tmp_path / "t", matches=1), LocalExecutor(2), quiet, live=False)
+    assert (fewer.played, fewer.skipped) == (0, 3)
+    assert sum(p["matches"] for p in more.report["players"]) == 12
+    assert sum(p["matches"] for p in fewer.report["players"]) == 6
+    first = {k: v for k, v in _results(tmp_path / "t").items() if k.endswith("~0000")}
+    assert sum(p["won"] for p in fewer.report["players"]) == len(first) == 3
+
+
 def test_cli_report_files_and_changed_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "t.yaml"
     out = tmp_path / "out"

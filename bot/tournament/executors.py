@@ -105,8 +105,8 @@ def _died() -> RuntimeError:
 class LocalExecutor:
     """``workers`` forked processes (quick to start), each loading its Engine once.
 
-    The parent feeds each worker over its own pipe, keeping two specs queued so
-    that a worker never waits for the parent, and reads results from one thread:
+    The parent feeds each worker over its own pipe, keeping two specs queued
+    (until the last few) so that a worker never waits for the parent, and reads results from one thread:
     a match costs the parent a fraction of a millisecond, so two workers get
     nearly two cores (a multiprocessing.Pool spent ~1.6 ms of parent CPU a task).
     """
@@ -136,7 +136,8 @@ class LocalExecutor:
         in_flight = dict.fromkeys(self._links, 0)
 
         def feed(link: Connection) -> None:
-            while todo and in_flight[link] < self.QUEUED:
+            # near the end, one at a time: a queued match must not wait behind a long one
+            while todo and in_flight[link] < (self.QUEUED if len(todo) > len(in_flight) else 1):
                 try:
                     link.send(todo.popleft())
                 except OSError:

@@ -84,6 +84,12 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
     specs = schedule([p.name for p in config.players], config.format, config.gauntlet_player, config.matches,
                      seed=config.seed, duplicate=config.duplicate_dice)
     todo = [s for s in specs if s.key not in store.results]
+    keys = {s.key for s in specs}
+
+    def scheduled_results() -> list[dict[str, Any]]:
+        """The results of this schedule: a folder run with more matches before keeps its extra ones unreported."""
+        return [r for key, r in store.results.items() if key in keys]
+
     skipped = len(specs) - len(todo)
     if skipped:
         console.print(f"resuming: {skipped} of {len(specs)} matches already in {store.path}")
@@ -106,7 +112,7 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
                 progress.advance(task)
                 now = time.perf_counter()
                 if live and (now - shown >= _LIVE_REFRESH_S or played == len(todo)):
-                    table = reporting.standings_table(reporting.build(config, store.results.values(), ratings=False))
+                    table = reporting.standings_table(reporting.build(config, scheduled_results(), ratings=False))
                     display.update(Group(progress, table))
                     shown = now
     except KeyboardInterrupt:
@@ -115,7 +121,7 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
     finally:
         store.close()
     wall_s = time.perf_counter() - start
-    final = reporting.build(config, store.results.values())
+    final = reporting.build(config, scheduled_results())
     return RunSummary(len(specs), skipped, played, wall_s, interrupted, final)
 
 
