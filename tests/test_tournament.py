@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -359,3 +360,15 @@ def test_workers_exit_when_the_parent_is_killed_outright(tmp_path: Path) -> None
     while any(_running(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_running(w) for w in workers)
+
+
+def test_worker_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.tournament import bench
+
+    assert bench.main(["--runs", "1", "--matches", "3"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"run 1: 1 worker ([\d.]+) s, 2 workers ([\d.]+) s: ([\d.]+)x", out)
+    assert found, out
+    one, two, ratio = (float(x) for x in found.groups())
+    assert one > 0 and two > 0 and one / two == pytest.approx(ratio, rel=0.1)  # printed to 0.01 s
+    assert f"median speed-up with 2 workers: {ratio:.2f}x" in out
