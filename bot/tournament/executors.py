@@ -106,9 +106,10 @@ class LocalExecutor:
     """``workers`` forked processes (quick to start), each loading its Engine once.
 
     The parent feeds each worker over its own pipe, keeping two specs queued
-    (until the last few) so that a worker never waits for the parent, and reads results from one thread:
-    a match costs the parent a fraction of a millisecond, so two workers get
-    nearly two cores (a multiprocessing.Pool spent ~1.6 ms of parent CPU a task).
+    (until the last few) so that a worker never waits for the parent, and
+    reads the results in one thread: about 0.3 ms of parent CPU a match, where
+    a multiprocessing.Pool spent about 1.6 ms a task on its helper threads,
+    CPU taken from the workers. A worker's death is an error, not a hang.
     """
 
     QUEUED = 2  # specs sent ahead to each worker
