@@ -13,7 +13,6 @@ to last result saved), as `fibsbot tournament` prints it.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 from pathlib import Path
@@ -31,7 +30,7 @@ def wall_time(cfg: tconfig.TournamentConfig, workers: int) -> float:
     """Seconds to play every match of ``cfg`` in an empty folder on ``workers`` processes."""
     with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as folder:
         fresh = tconfig.TournamentConfig.model_validate({**cfg.model_dump(), "output": Path(folder)})
-        summary = run(fresh, LocalExecutor(workers), Console(file=open(os.devnull, "w")), live=False)
+        summary = run(fresh, LocalExecutor(workers), Console(quiet=True), live=False)
     return summary.wall_s
 
 
