@@ -41,6 +41,18 @@ def match_state(record: MatchRecord, game: GameRecord, state: GameState, player:
     return ms.with_(**changes) if changes else ms
 
 
+def scored(engine: Engine, level: Level, candidate: Candidate, plies: int, opponent: MatchState,
+           threads: int | None) -> float:
+    """The candidate's score at ``plies``: a play the move filter dropped early
+    is scored as deep as the best one (gnubg's analysis does the same).
+    ``opponent`` is the match seen by the side to move after the play."""
+    if candidate.plies >= plies:
+        return candidate.equity
+    deeper: NplyEvaluation = engine.evaluate_nply(candidate.position.swap(), opponent,
+                                                  level.checker.with_(plies=plies), threads=threads)
+    return -deeper.cubeful_equity
+
+
 def cube_available(record: MatchRecord, game: GameRecord, state: GameState, player: int) -> bool:
     """Whether ``player`` (on roll) may double with effect (gnubg-play-spec 4.4): the
     record's rules, and in a match a doubled cube must not reach the length."""
@@ -211,19 +223,10 @@ class _Run:
         best = choice.candidates[0]
         after = position.play(action.move)
         played = next(c for c in choice.candidates if c.position == after)
-        error = self._score(game, state, p, played, best.plies) - best.equity
+        opponent = match_state(self.record, game, state, 1 - p)
+        error = scored(self.engine, self.level, played, best.plies, opponent, self.threads) - best.equity
         self.decisions.append(Decision(number, i, p, "move", str(action.move), str(best.move), min(0.0, error),
                                        True, action.dice, luck))
-
-    def _score(self, game: GameRecord, state: GameState, player: int, candidate: Candidate, plies: int) -> float:
-        """The candidate's score at ``plies``: a play the move filter dropped early
-        is scored as deep as the best one (gnubg's analysis does the same)."""
-        if candidate.plies >= plies:
-            return candidate.equity
-        opponent = match_state(self.record, game, state, 1 - player)
-        deeper: NplyEvaluation = self.engine.evaluate_nply(
-            candidate.position.swap(), opponent, self.level.checker.with_(plies=plies), threads=self.threads)
-        return -deeper.cubeful_equity
 
     def _best_equity(self, game: GameRecord, state: GameState, player: int, dice: tuple[int, int]) -> float:
         view = match_state(self.record, game, state, player, dice=dice)

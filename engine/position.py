@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine._core import ffi, lib
 from engine.errors import BoardParseError, IllegalMoveError
@@ -166,6 +166,11 @@ class Move:
         return len(self.steps)
 
 
+def move_from_c(cm: Any) -> Move:
+    """A Move from the C engine's bg_move (0-based points)."""
+    return Move(Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps))
+
+
 def _flat(board: Board) -> list[int]:
     return list(board[0]) + list(board[1])
 
@@ -274,6 +279,29 @@ class Position:
 
     def legal_plays(self, die1: int, die2: int) -> list[tuple[Move, Position]]:
         """Each legal play with its resulting position (seen from the mover)."""
+        moves, flat, n = self._generate(die1, die2)
+        keys = bytes(flat)
+        plays = []
+        for k in range(n):
+            at = 50 * k
+            board = (tuple(flat[at:at + 25]), tuple(flat[at + 25:at + 50]))
+            plays.append((move_from_c(moves[k]), Position(board, keys[at:at + 50])))
+        return plays
+
+    def legal_play_to(self, die1: int, die2: int, target: Position) -> Move | None:
+        """The legal play for the roll that leads to ``target`` (None if none does).
+
+        Cheaper than searching :meth:`legal_plays`: only the match becomes a Move.
+        """
+        moves, flat, n = self._generate(die1, die2)
+        keys, wanted = bytes(flat), target.key
+        for k in range(n):
+            if keys[50 * k:50 * k + 50] == wanted:
+                return move_from_c(moves[k])
+        return None
+
+    def _generate(self, die1: int, die2: int) -> tuple[Any, list[int], int]:
+        """The C generator's plays for the roll: its move array, the 50-int results, their count."""
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             raise IllegalMoveError(f"dice must be 1..6, got {die1} and {die2}")
         if not hasattr(_buffers, "moves"):
@@ -283,16 +311,7 @@ class Position:
         n = lib.bg_legal_moves(ffi.new("unsigned int[50]", _flat(self.board)), die1, die2, moves, results, _MAX_MOVES)
         if n < 0:
             raise IllegalMoveError("too many plays")
-        plays = []
-        flat = ffi.unpack(results, 50 * n)
-        keys = bytes(flat)
-        for k in range(n):
-            cm = moves[k]
-            steps = [Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps)]
-            at = 50 * k
-            board = (tuple(flat[at:at + 25]), tuple(flat[at + 25:at + 50]))
-            plays.append((Move(steps), Position(board, keys[at:at + 50])))
-        return plays
+        return moves, ffi.unpack(results, 50 * n), n
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
         """The position after ``move``, seen from the mover (not swapped).

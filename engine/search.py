@@ -46,7 +46,7 @@ from engine import resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
-from engine.position import Move, Position, Step
+from engine.position import Move, Position, move_from_c
 
 LevelLike = Union[str, Level, EvalSettings]
 
@@ -184,10 +184,6 @@ def _move_buffers() -> tuple[Any, ...]:
         return _buffers.arrays
 
 
-def _move_of(cm: Any) -> Move:
-    return Move(Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps))
-
-
 class MoveDecision:
     """The chosen play (``.move``; the empty Move when there is none) and the
     ranked ``.candidates`` (built on first access), at ``.level``."""
@@ -215,7 +211,7 @@ class MoveDecision:
                 plies = ffi.unpack(ffi.from_buffer("int[]", plies), len(plies) // 4)
                 for i in range(len(eq)):
                     r = b[50 * i: 50 * i + 50]
-                    out.append(Candidate(_move_of(cmoves[i]), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
+                    out.append(Candidate(move_from_c(cmoves[i]), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
                                          plies[i], eq2[i], Position((tuple(r[:25]), tuple(r[25:])))))
             self._candidates = out
         return self._candidates
@@ -245,7 +241,7 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
         return MoveDecision(Move(), lv.name, settings, None)
     raw = (ffi.buffer(moves, n * _MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
            ffi.buffer(eq2, 4 * n)[:], ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:])
-    return MoveDecision(_move_of(moves[0]), lv.name, settings, raw)
+    return MoveDecision(move_from_c(moves[0]), lv.name, settings, raw)
 
 
 # ---- evaluation and cube ------------------------------------------------------------------------

@@ -142,3 +142,14 @@ def test_plays_keep_15_checkers(position, dice):
 def test_move_text_round_trip(raw):
     move = Move(Step(src, max(src - d, 0), hit and src - d > 0) for src, d, hit in raw)
     assert Move.parse(str(move)) == move
+
+
+def test_legal_play_to_finds_each_play_by_its_result():
+    for position in random_game_positions(60, seed=11):
+        for dice in ALL_ROLLS:
+            plays = position.legal_plays(*dice)
+            for move, result in plays:
+                assert position.legal_play_to(*dice, result) == move
+            # a position no play of this roll reaches (the one before it) is not found
+            if plays and plays[0][1] != position:
+                assert position.legal_play_to(*dice, position) is None

@@ -91,12 +91,22 @@ def add_analyse_parser(subparsers: Any) -> None:
                               description="gnubg-style analysis of every decision of a match (.sgf or .mat); "
                                           "with several files, each player's totals over all of them.")
     p.add_argument("match", nargs="+", help="match records (.sgf or .mat)")
-    p.add_argument("--level", default="expert", help="analysis level (default expert = 0-ply)")
+    p.add_argument("--level", help="analysis level (default expert = 0-ply); with --levels the judge "
+                                   "(default 4ply)")
     p.add_argument("--json", metavar="FILE", help="also write the analysis as JSON ('-' = stdout, no tables)")
     p.add_argument("--all", action="store_true", help="list every decision, not only the errors (one match)")
     p.add_argument("--workers", type=_positive, default=1,
                    help="matches analysed side by side in worker processes, one search thread each "
                         "(default 1: one match at a time on every core)")
+    compare = p.add_argument_group("paired comparison of levels (checker play)")
+    compare.add_argument("--levels", metavar="A,B,...",
+                         help="instead of analysing the played moves, let these levels (weakest first; 'all' = "
+                              "the nine) play every decision of the records and compare neighbours, judged at "
+                              "--level where their plays differ")
+    compare.add_argument("--min-differing", type=_positive, default=10,
+                         help="positions where a pair's plays differ before it can be decided (default 10)")
+    compare.add_argument("--max-positions", type=_positive, help="stop after this many positions")
+    compare.add_argument("--seed", type=int, default=1, help="order in which the positions are visited")
     p.set_defaults(run=cmd_analyse)
 
 
@@ -115,8 +125,10 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     from engine.levels import level
     from engine.records import atomic_write
 
+    if args.levels:
+        return cmd_compare(args)
     try:
-        lv = level(args.level)
+        lv = level(args.level or "expert")
     except ValueError as exc:
         print(f"fibsbot analyse: {exc}", file=sys.stderr)
         return 2
@@ -152,6 +164,73 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         atomic_write(args.json, json.dumps(data, indent=2) + "\n")
         console.print(f"wrote {args.json}")
     return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``fibsbot analyse --levels``: the paired comparison of levels."""
+    from engine.errors import RecordParseError
+    from engine.evaluator import Engine
+    from engine.level_compare import checker_spots, compare_levels, shuffled
+    from engine.levels import LEVEL_NAMES, level
+    from engine.records import atomic_write, load
+
+    names = list(LEVEL_NAMES) if args.levels.strip() == "all" else [n.strip() for n in args.levels.split(",")]
+    try:
+        levels = [level(n) for n in names if n]
+        judge = level(args.level or "4ply")
+        spots = shuffled((s for path in args.match for s in checker_spots(load(path), Path(path).name)), args.seed)
+    except (ValueError, OSError, RecordParseError) as exc:
+        print(f"fibsbot analyse: {exc}", file=sys.stderr)
+        return 2
+    if len(levels) < 2:
+        print("fibsbot analyse: --levels needs at least two levels", file=sys.stderr)
+        return 2
+    spots = spots[:args.max_positions] if args.max_positions else spots
+    console = _console()
+    quiet = args.json == "-"
+    decided: set[str] = set()
+
+    def progress(result: Any) -> None:
+        for pair in result.pairs:
+            verdict = pair.verdict(result.min_differing)
+            if verdict != "undecided" and pair.weaker not in decided:
+                decided.add(pair.weaker)
+                if not quiet:
+                    console.print(f"{pair.weaker} vs {pair.stronger}: {verdict} after {pair.positions} positions "
+                                  f"({pair.differing} differing)")
+        if not quiet and result.positions % 25 == 0:
+            console.print(f"{result.positions} of {len(spots)} positions, {result.judged} judged")
+
+    if not quiet:
+        console.print(f"{len(spots)} checker decisions from {len(args.match)} records; judge {judge.name}")
+    comparison = compare_levels(Engine(), spots, levels, judge, min_differing=args.min_differing,
+                                on_spot=progress)
+    data = {"matches": args.match, **comparison.as_dict()}
+    if quiet:
+        print(json.dumps(data, indent=2))
+        return 0
+    console.print(_comparison_table(data))
+    console.print(("Levels in order: " if data["in_order"] else "Not all pairs in order: ")
+                  + " > ".join(f"{p['weaker']} ({p['verdict']})" for p in data["pairs"])
+                  + f" > {data['pairs'][-1]['stronger']}")
+    if args.json:
+        atomic_write(args.json, json.dumps(data, indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    return 0
+
+
+def _comparison_table(data: dict[str, Any]) -> Table:
+    table = Table(title=f"Paired comparison on {data['positions']} positions, judged at {data['judge']} "
+                        "(mEMG per position)", title_justify="left")
+    for column in ("weaker", "stronger", "positions", "differing", "mean difference", "95% interval", "verdict"):
+        table.add_column(column, justify="right" if column in ("positions", "differing", "mean difference")
+                         else "left")
+    for p in data["pairs"]:
+        low, high = p["interval_memg"]
+        interval = "-" if low is None else f"{low:+.2f} .. {high:+.2f}"
+        table.add_row(p["weaker"], p["stronger"], str(p["positions"]), str(p["differing"]),
+                      f"{p['mean_difference_memg']:+.2f}", interval, p["verdict"])
+    return table
 
 
 def _summary_table(data: dict[str, Any], name: str) -> Table:

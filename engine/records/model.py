@@ -201,11 +201,11 @@ def _checked_play(position: Position, dice: tuple[int, int], move: Move) -> tupl
         # compact text (bar/23*/21 bar/23) need not list steps in a playable order; highest first is
         steps = tuple(sorted(steps, key=lambda s: -s.src))
         target = position.play(Move(steps))
-    for legal, result in position.legal_plays(*dice):
-        if result == target:
-            per_die = len(steps) == len(legal.steps) and all(
-                s.src - s.dst in dice or (s.dst == 0 and s.src - s.dst < max(dice)) for s in steps)
-            return _with_hits(position, steps if per_die else legal.steps), result
+    legal = position.legal_play_to(*dice, target)
+    if legal is not None:
+        per_die = len(steps) == len(legal.steps) and all(
+            s.src - s.dst in dice or (s.dst == 0 and s.src - s.dst < max(dice)) for s in steps)
+        return _with_hits(position, steps if per_die else legal.steps), target
     raise IllegalMoveError(f"{move or 'no move'} is not a legal play for {dice[0]}{dice[1]}")
 
 

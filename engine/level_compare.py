@@ -1,0 +1,211 @@
+"""Paired comparison of levels: every level plays the same positions, a judge scores the plays.
+
+Error rates measured on each level's own games differ by the positions each
+happened to meet; close levels (world class and supremo choose the same play
+almost always) drown in that noise. Here each checker decision of the given
+records is put to every level, and only where their plays differ does the
+judge (a deeper search, gnubg's analysis method) score them. Each pair of
+neighbouring levels then has an exact difference per position, and its mean
+over positions a confidence interval. A pair stops being played once that
+interval excludes zero; the comparison ends when every pair is decided or the
+positions run out. Checker play only: cube decisions are not compared.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.analysis import match_state, scored
+from engine.evaluator import Engine
+from engine.levels import Level
+from engine.match import MatchState
+from engine.position import Position
+from engine.records import MatchRecord, Roll
+from engine.search import MoveDecision
+
+Z95 = 1.959964  # two-sided 95% normal quantile
+
+
+@dataclass(frozen=True)
+class Spot:
+    """One checker decision with more than one legal play."""
+
+    where: str  # e.g. "beginner~beginner~0000.sgf game 1 action 7"
+    position: Position  # the mover's checkers in board[1]
+    dice: tuple[int, int]
+    match: MatchState  # the mover's view, dice set
+    opponent: MatchState  # the view of the side to move after the play
+
+
+def checker_spots(record: MatchRecord, name: str) -> list[Spot]:
+    """The unforced checker decisions of ``record``, in order."""
+    spots = []
+    for number, game in enumerate(record.games, 1):
+        for i, (action, before) in enumerate(zip(game.actions, game.states)):
+            if not isinstance(action, Roll):
+                continue
+            position = before.position(action.player)
+            if len(position.legal_plays(*action.dice)) <= 1:
+                continue
+            spots.append(Spot(f"{name} game {number} action {i}", position, action.dice,
+                              match_state(record, game, before, action.player, dice=action.dice),
+                              match_state(record, game, before, 1 - action.player)))
+    return spots
+
+
+def shuffled(spots: Iterable[Spot], seed: int) -> list[Spot]:
+    """The spots in a seeded random order, so that any prefix samples every record and phase."""
+    out = list(spots)
+    random.Random(seed).shuffle(out)
+    return out
+
+
+@dataclass
+class PairResult:
+    """``weaker`` against ``stronger``: per compared position, weaker's loss minus stronger's (EMG)."""
+
+    weaker: str
+    stronger: str
+    differences: list[float] = field(default_factory=list)
+
+    @property
+    def positions(self) -> int:
+        return len(self.differences)
+
+    @property
+    def differing(self) -> int:
+        return sum(1 for d in self.differences if d != 0.0)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.differences) / len(self.differences) if self.differences else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95% confidence interval of the mean difference (normal approximation)."""
+        n = len(self.differences)
+        if n < 2:
+            return (-math.inf, math.inf)
+        mean = self.mean
+        sd = math.sqrt(sum((d - mean) ** 2 for d in self.differences) / (n - 1))
+        half = Z95 * sd / math.sqrt(n)
+        return (mean - half, mean + half)
+
+    def verdict(self, min_differing: int) -> str:
+        """'in order' (weaker loses more), 'reversed', or 'undecided' (too few differing
+        positions, or an interval containing zero)."""
+        low, high = self.interval
+        if self.differing < min_differing or low <= 0.0 <= high:
+            return "undecided"
+        return "in order" if low > 0.0 else "reversed"
+
+    def as_dict(self, min_differing: int) -> dict[str, Any]:
+        low, high = self.interval
+        return {"weaker": self.weaker, "stronger": self.stronger, "positions": self.positions,
+                "differing": self.differing, "mean_difference_memg": 1000 * self.mean,
+                "interval_memg": [1000 * low if math.isfinite(low) else None,
+                                  1000 * high if math.isfinite(high) else None],
+                "verdict": self.verdict(min_differing)}
+
+
+@dataclass
+class LevelResult:
+    """A level's loss against the judge's best play, on the positions it played."""
+
+    name: str
+    positions: int = 0
+    judged: int = 0  # positions where the judge scored its play (the others agreed with every level)
+    loss: float = 0.0  # EMG summed over judged positions
+
+    @property
+    def rate(self) -> float:
+        """EMG lost per position played, counting positions where all levels agreed as no loss."""
+        return self.loss / self.positions if self.positions else 0.0
+
+
+@dataclass
+class Comparison:
+    judge: str
+    min_differing: int
+    levels: list[LevelResult]
+    pairs: list[PairResult]
+    positions: int = 0  # spots visited
+    judged: int = 0  # spots the judge searched
+
+    @property
+    def in_order(self) -> bool:
+        return all(p.verdict(self.min_differing) == "in order" for p in self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"judge": self.judge, "min_differing": self.min_differing, "positions": self.positions,
+                "judged": self.judged, "in_order": self.in_order,
+                "levels": [{"name": lv.name, "positions": lv.positions, "judged": lv.judged,
+                            "rate_memg": 1000 * lv.rate} for lv in self.levels],
+                "pairs": [p.as_dict(self.min_differing) for p in self.pairs]}
+
+
+def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level], judge: Level, *,
+                   min_differing: int = 10, threads: int | None = None,
+                   on_spot: Callable[[Comparison], None] | None = None) -> Comparison:
+    """Put ``spots`` (in order) to ``levels`` (weakest first) until every neighbouring
+    pair is decided; ``judge`` scores the plays where the active levels differ.
+
+    A level with the judge's checker settings is not searched twice: its play is
+    the judge's best.
+    """
+    if len(levels) < 2:
+        raise ValueError("compare at least two levels")
+    if len({lv.name for lv in levels}) != len(levels):
+        raise ValueError("each level may appear once")
+    result = Comparison(judge.name, min_differing, [LevelResult(lv.name) for lv in levels],
+                        [PairResult(a.name, b.name) for a, b in zip(levels, levels[1:])])
+    for spot in spots:
+        open_pairs = [i for i, pair in enumerate(result.pairs) if pair.verdict(min_differing) == "undecided"]
+        if not open_pairs:
+            break
+        active = sorted({i for p in open_pairs for i in (p, p + 1)})
+        plays: dict[int, Position | None] = {}  # None: the judge's best play
+        for i in active:
+            lv = levels[i]
+            if lv.checker == judge.checker:
+                plays[i] = None
+            else:
+                choice: MoveDecision = engine.best_move(spot.position, spot.dice, spot.match, lv, threads=threads)
+                plays[i] = spot.position.play(choice.move)
+        losses = dict.fromkeys(active, 0.0)
+        if None in plays.values() or len({p for p in plays.values()}) > 1:
+            losses = _judge(engine, spot, judge, plays, threads)
+            result.judged += 1
+            for i in active:
+                result.levels[i].judged += 1
+                result.levels[i].loss += losses[i]
+        result.positions += 1
+        for i in active:
+            result.levels[i].positions += 1
+        for p in open_pairs:
+            result.pairs[p].differences.append(losses[p] - losses[p + 1])
+        if on_spot is not None:
+            on_spot(result)
+    return result
+
+
+def _judge(engine: Engine, spot: Spot, judge: Level, plays: dict[int, Position | None],
+           threads: int | None) -> dict[int, float]:
+    """Each level's loss (EMG, >= 0) against the judge's best play on ``spot``."""
+    decision: MoveDecision = engine.best_move(spot.position, spot.dice, spot.match, judge, threads=threads)
+    best = decision.candidates[0]
+    by_result = {c.position: c for c in decision.candidates}
+    scores: dict[Position, float] = {}
+    losses = {}
+    for i, play in plays.items():
+        if play is None or play == best.position:
+            losses[i] = 0.0
+            continue
+        if play not in scores:
+            scores[play] = scored(engine, judge, by_result[play], best.plies, spot.opponent, threads)
+        losses[i] = max(0.0, best.equity - scores[play])
+    return losses
