@@ -35,10 +35,11 @@ _ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 def match_state(record: MatchRecord, game: GameRecord, state: GameState, player: int,
                 **changes: object) -> MatchState:
     """The engine's view of ``state`` (a state of ``game``) with ``player`` to decide."""
-    ms = MatchState(length=record.length, score=game.score, cube=state.cube, cube_owner=state.cube_owner,
-                    on_roll=player, turn=player, crawford_game=game.crawford_game,
-                    jacoby=record.jacoby, crawford_rule=record.crawford or record.length <= 1)
-    return ms.with_(**changes) if changes else ms
+    fields: dict[str, Any] = {
+        "length": record.length, "score": game.score, "cube": state.cube, "cube_owner": state.cube_owner,
+        "on_roll": player, "turn": player, "crawford_game": game.crawford_game, "jacoby": record.jacoby,
+        "crawford_rule": record.crawford or record.length <= 1}
+    return MatchState(**{**fields, **changes})
 
 
 def scored(engine: Engine, level: Level, candidate: Candidate, plies: int, opponent: MatchState,

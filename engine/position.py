@@ -17,6 +17,7 @@ in the mover's 1-based points (25 = bar, 0 = off), as gnubg writes them.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -29,6 +30,7 @@ OFF = 0
 CHECKERS = 15
 _MAX_MOVES = 4096
 
+_LOW_BYTE = 0 if sys.byteorder == "little" else 3
 _buffers = threading.local()  # per-thread scratch for the C move generator
 
 Row = tuple[int, ...]
@@ -279,12 +281,11 @@ class Position:
 
     def legal_plays(self, die1: int, die2: int) -> list[tuple[Move, Position]]:
         """Each legal play with its resulting position (seen from the mover)."""
-        moves, flat, n = self._generate(die1, die2)
-        keys = bytes(flat)
+        moves, keys, n = self._generate(die1, die2)
         plays = []
         for k in range(n):
             at = 50 * k
-            board = (tuple(flat[at:at + 25]), tuple(flat[at + 25:at + 50]))
+            board = (tuple(keys[at:at + 25]), tuple(keys[at + 25:at + 50]))
             plays.append((move_from_c(moves[k]), Position(board, keys[at:at + 50])))
         return plays
 
@@ -293,15 +294,15 @@ class Position:
 
         Cheaper than searching :meth:`legal_plays`: only the match becomes a Move.
         """
-        moves, flat, n = self._generate(die1, die2)
-        keys, wanted = bytes(flat), target.key
-        for k in range(n):
-            if keys[50 * k:50 * k + 50] == wanted:
-                return move_from_c(moves[k])
-        return None
+        moves, keys, n = self._generate(die1, die2)
+        at = keys.find(target.key)
+        while at >= 0 and at % 50:  # a hit must start at a result's first point
+            at = keys.find(target.key, at + 1)
+        return None if at < 0 else move_from_c(moves[at // 50])
 
-    def _generate(self, die1: int, die2: int) -> tuple[Any, list[int], int]:
-        """The C generator's plays for the roll: its move array, the 50-int results, their count."""
+    def _generate(self, die1: int, die2: int) -> tuple[Any, bytes, int]:
+        """The C generator's plays for the roll: its move array, the results as
+        50-byte keys end to end, their count."""
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             raise IllegalMoveError(f"dice must be 1..6, got {die1} and {die2}")
         if not hasattr(_buffers, "moves"):
@@ -311,7 +312,8 @@ class Position:
         n = lib.bg_legal_moves(ffi.new("unsigned int[50]", _flat(self.board)), die1, die2, moves, results, _MAX_MOVES)
         if n < 0:
             raise IllegalMoveError("too many plays")
-        return moves, ffi.unpack(results, 50 * n), n
+        # each count (0..15) is the low byte of its unsigned int
+        return moves, ffi.buffer(results, 4 * 50 * n)[:][_LOW_BYTE::4], n
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
         """The position after ``move``, seen from the mover (not swapped).
