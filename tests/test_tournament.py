@@ -137,6 +137,22 @@ def test_torn_last_line_is_replayed(tmp_path: Path) -> None:
     assert (folder / RESULTS).read_text().count("\n") == 3
 
 
+def test_a_line_whose_sgf_was_lost_is_replayed(tmp_path: Path) -> None:
+    """After a power failure a results line may reach the disk before its .sgf."""
+    quiet = Console(file=open(os.devnull, "w"))
+    folder = tmp_path / "t"
+    run(_config(folder, matches=1), LocalExecutor(1), quiet, live=False)
+    before = _results(folder)
+    first, second = (folder / "matches" / name for name in sorted(_sgfs(folder))[:2])
+    first.unlink()
+    second.write_text(second.read_text()[:-5])  # cut short
+    again = run(_config(folder, matches=1), LocalExecutor(1), quiet, live=False)
+    assert (again.played, again.skipped) == (2, 1)
+    assert _results(folder) == before
+    assert (folder / RESULTS).read_text().count("\n") == 3
+    assert not list(folder.glob("matches/.*"))  # no partial files left behind
+
+
 def test_fewer_matches_than_the_folder_holds_reports_only_those(tmp_path: Path) -> None:
     quiet = Console(file=open(os.devnull, "w"))
     more = run(_config(tmp_path / "t", matches=2), LocalExecutor(2), quiet, live=False)
