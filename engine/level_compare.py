@@ -103,13 +103,19 @@ class PairResult:
             return "undecided"
         return "in order" if low > 0.0 else "reversed"
 
+    @property
+    def leaning(self) -> str:
+        """The sign of the mean alone: 'in order', 'reversed' or 'tied'."""
+        mean = self.mean
+        return "in order" if mean > 0 else "reversed" if mean < 0 else "tied"
+
     def as_dict(self, min_differing: int) -> dict[str, Any]:
         low, high = self.interval
         return {"weaker": self.weaker, "stronger": self.stronger, "positions": self.positions,
                 "differing": self.differing, "mean_difference_memg": 1000 * self.mean,
                 "interval_memg": [1000 * low if math.isfinite(low) else None,
                                   1000 * high if math.isfinite(high) else None],
-                "verdict": self.verdict(min_differing)}
+                "verdict": self.verdict(min_differing), "leaning": self.leaning}
 
 
 @dataclass

@@ -43,7 +43,9 @@ def test_pair_statistics_by_hand():
     assert pair.verdict(3) == "in order"
     assert pair.verdict(5) == "undecided"  # too few differing positions
     assert PairResult("a", "b", [-0.02, -0.03, -0.025, 0.0]).verdict(3) == "reversed"
-    assert PairResult("a", "b", [0.02, -0.03, 0.01, 0.0]).verdict(3) == "undecided"  # interval holds zero
+    leaning_back = PairResult("a", "b", [0.02, -0.03, 0.0, 0.0])
+    assert (leaning_back.verdict(2), leaning_back.leaning) == ("undecided", "reversed")  # the interval holds zero
+    assert PairResult("a", "b", [0.0, 0.0]).leaning == "tied"
     assert PairResult("a", "b", [0.01]).interval == (-math.inf, math.inf)
 
 
@@ -123,6 +125,7 @@ def test_cli_table_and_bad_level(beginner_game, tmp_path, capsys):
                  "--max-positions", "8", "--json", str(tmp_path / "out.json")]) == 0
     out = capsys.readouterr().out
     assert "Paired comparison on 8 positions" in out
+    assert "weakest first: beginner > expert. Steps decided in order: " in out
     assert json.loads((tmp_path / "out.json").read_text())["positions"] == 8
     assert main(["analyse", str(path), "--levels", "beginner,grandmasta"]) == 2
     assert "unknown level 'grandmasta'" in capsys.readouterr().err

@@ -210,13 +210,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
         return 0
     console.print(_comparison_table(data))
-    console.print(("Levels in order: " if data["in_order"] else "Not all pairs in order: ")
-                  + " > ".join(f"{p['weaker']} ({p['verdict']})" for p in data["pairs"])
-                  + f" > {data['pairs'][-1]['stronger']}")
+    console.print(_ranking_line(data["pairs"]))
     if args.json:
         atomic_write(args.json, json.dumps(data, indent=2) + "\n")
         console.print(f"wrote {args.json}")
     return 0
+
+
+def _ranking_line(pairs: list[dict[str, Any]]) -> str:
+    """Each neighbouring step's verdict, and where the undecided ones lean."""
+    order = " > ".join([p["weaker"] for p in pairs] + [pairs[-1]["stronger"]])
+    decided = [p for p in pairs if p["verdict"] == "in order"]
+    reversed_ = [f"{p['weaker']} > {p['stronger']}" for p in pairs if p["verdict"] == "reversed"]
+    open_ = [f"{p['weaker']} > {p['stronger']} ({'leans ' + p['leaning'] if p['leaning'] != 'tied' else 'tied'})"
+             for p in pairs if p["verdict"] == "undecided"]
+    line = f"Expected order, weakest first: {order}. Steps decided in order: {len(decided)} of {len(pairs)}"
+    if open_:
+        line += "; undecided: " + ", ".join(open_)
+    if reversed_:
+        line += "; reversed: " + ", ".join(reversed_)
+    return line + "."
 
 
 def _comparison_table(data: dict[str, Any]) -> Table:
