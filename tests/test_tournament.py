@@ -212,6 +212,8 @@ def test_config_is_strict() -> None:
     tconfig.load()  # the shipped, commented files are valid
     bar = tconfig.load(ROOT / "config" / "expert-vs-beginner.yaml")
     assert [p.name for p in bar.players] == ["expert", "beginner"] and bar.matches == 200
+    close = tconfig.load(ROOT / "config" / "close-levels.yaml")
+    assert [p.level for p in close.players] == ["world class", "supremo"] and close.format == "self play"
     with pytest.raises(ConfigError, match=r"rules\.crawfod: unknown key"):
         tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS, "rules": {"crawfod": False}})
     with pytest.raises(ConfigError, match="player names must be unique"):
