@@ -390,3 +390,13 @@ def test_worker_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
     one, two, ratio = (float(x) for x in found.groups())
     assert one > 0 and two > 0 and one / two == pytest.approx(ratio, rel=0.1)  # printed to 0.01 s
     assert f"median speed-up with 2 workers: {ratio:.2f}x" in out
+
+
+def test_worker_bench_prints_each_pair_and_the_median(capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.tournament import bench
+
+    assert bench.main(["--runs", "2", "--matches", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["run 1", "run 2", "median speed-up with 2 workers"]
+    ratios = [float(line.rsplit(" ", 1)[1].rstrip("x")) for line in lines[:2]]
+    assert f"{sorted(ratios)[0]:.2f}" in lines[2] and "quartiles" in lines[2]
