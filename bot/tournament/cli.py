@@ -199,7 +199,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
                     console.print(f"{pair.weaker} vs {pair.stronger}: {verdict} after {pair.positions} positions "
                                   f"({pair.differing} differing)")
         if not quiet and result.positions % 25 == 0:
-            console.print(f"{result.positions} of {len(spots)} positions, {result.judged} judged")
+            still = [f"{p.weaker} > {p.stronger} {1000 * p.mean:+.3f} ({1000 * p.interval[0]:+.3f}.."
+                     f"{1000 * p.interval[1]:+.3f}, {p.differing} differing)"
+                     for p in result.pairs if p.verdict(result.min_differing) == "undecided"]
+            console.print(f"{result.positions} of {len(spots)} positions, {result.judged} judged; "
+                          f"open, mEMG: {'; '.join(still)}")
 
     if not quiet:
         console.print(f"{len(spots)} checker decisions from {len(args.match)} records; judge {judge.name}")
