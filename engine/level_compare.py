@@ -6,9 +6,10 @@ almost always) drown in that noise. Here each checker decision of the given
 records is put to every level, and only where their plays differ does the
 judge (a deeper search, gnubg's analysis method) score them. Each pair of
 neighbouring levels then has an exact difference per position, and its mean
-over positions a confidence interval. A pair stops being played once that
-interval excludes zero; the comparison ends when every pair is decided or the
-positions run out. Checker play only: cube decisions are not compared.
+over positions a confidence interval, tested at a few looks (see PairResult).
+A pair stops being played once a look decides it; the comparison ends when
+every pair is decided or the positions run out. Checker play only: cube
+decisions are not compared.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 from engine.analysis import match_state, scored
@@ -66,11 +68,37 @@ def shuffled(spots: Iterable[Spot], seed: int) -> list[Spot]:
 
 @dataclass
 class PairResult:
-    """``weaker`` against ``stronger``: per compared position, weaker's loss minus stronger's (EMG)."""
+    """``weaker`` against ``stronger``: per compared position, weaker's loss minus stronger's (EMG).
+
+    The pair is tested only at looks, when the number of positions where the
+    two differ reaches ``min_differing``, then twice that, four times...; look
+    k allows a false verdict with probability 5%/2^k, so all looks together
+    stay under 5% however long the comparison runs (testing after every
+    position would all but guarantee a verdict, right or wrong).
+    """
 
     weaker: str
     stronger: str
+    min_differing: int = 10
     differences: list[float] = field(default_factory=list)
+    looks: int = 0
+    decided: str | None = None  # "in order" or "reversed" once a look decides
+    _differing: int = 0
+    _sum: float = 0.0
+    _squares: float = 0.0
+
+    def add(self, difference: float) -> None:
+        """One more compared position; a look when the differing count reaches the next threshold."""
+        self.differences.append(difference)
+        self._sum += difference
+        self._squares += difference * difference
+        if difference == 0.0:
+            return
+        self._differing += 1
+        if self.decided is None and self._differing == self.min_differing << self.looks:
+            self.looks += 1
+            low, high = self.interval(look_z(self.looks))
+            self.decided = "in order" if low > 0.0 else "reversed" if high < 0.0 else None
 
     @property
     def positions(self) -> int:
@@ -78,30 +106,26 @@ class PairResult:
 
     @property
     def differing(self) -> int:
-        return sum(1 for d in self.differences if d != 0.0)
+        return self._differing
 
     @property
     def mean(self) -> float:
-        return sum(self.differences) / len(self.differences) if self.differences else 0.0
+        return self._sum / len(self.differences) if self.differences else 0.0
 
-    @property
-    def interval(self) -> tuple[float, float]:
-        """95% confidence interval of the mean difference (normal approximation)."""
+    def interval(self, z: float = Z95) -> tuple[float, float]:
+        """Confidence interval of the mean difference (normal approximation; 95% by default)."""
         n = len(self.differences)
         if n < 2:
             return (-math.inf, math.inf)
         mean = self.mean
-        sd = math.sqrt(sum((d - mean) ** 2 for d in self.differences) / (n - 1))
-        half = Z95 * sd / math.sqrt(n)
+        sd = math.sqrt(max(0.0, self._squares - n * mean * mean) / (n - 1))
+        half = z * sd / math.sqrt(n)
         return (mean - half, mean + half)
 
-    def verdict(self, min_differing: int) -> str:
-        """'in order' (weaker loses more), 'reversed', or 'undecided' (too few differing
-        positions, or an interval containing zero)."""
-        low, high = self.interval
-        if self.differing < min_differing or low <= 0.0 <= high:
-            return "undecided"
-        return "in order" if low > 0.0 else "reversed"
+    @property
+    def verdict(self) -> str:
+        """'in order' (weaker loses more), 'reversed', or 'undecided'."""
+        return self.decided or "undecided"
 
     @property
     def leaning(self) -> str:
@@ -109,13 +133,19 @@ class PairResult:
         mean = self.mean
         return "in order" if mean > 0 else "reversed" if mean < 0 else "tied"
 
-    def as_dict(self, min_differing: int) -> dict[str, Any]:
-        low, high = self.interval
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.interval()
         return {"weaker": self.weaker, "stronger": self.stronger, "positions": self.positions,
                 "differing": self.differing, "mean_difference_memg": 1000 * self.mean,
                 "interval_memg": [1000 * low if math.isfinite(low) else None,
                                   1000 * high if math.isfinite(high) else None],
-                "verdict": self.verdict(min_differing), "leaning": self.leaning}
+                "looks": self.looks, "verdict": self.verdict, "leaning": self.leaning,
+                "last_look_confidence": 1 - 0.05 / 2 ** self.looks if self.looks else None}
+
+
+def look_z(look: int) -> float:
+    """The two-sided normal quantile for look ``look`` (1, 2, ...): error 5%/2^look."""
+    return NormalDist().inv_cdf(1 - 0.05 / 2 ** (look + 1))
 
 
 @dataclass
@@ -144,14 +174,14 @@ class Comparison:
 
     @property
     def in_order(self) -> bool:
-        return all(p.verdict(self.min_differing) == "in order" for p in self.pairs)
+        return all(p.verdict == "in order" for p in self.pairs)
 
     def as_dict(self) -> dict[str, Any]:
         return {"judge": self.judge, "min_differing": self.min_differing, "positions": self.positions,
                 "judged": self.judged, "in_order": self.in_order,
                 "levels": [{"name": lv.name, "positions": lv.positions, "judged": lv.judged,
                             "rate_memg": 1000 * lv.rate} for lv in self.levels],
-                "pairs": [p.as_dict(self.min_differing) for p in self.pairs]}
+                "pairs": [p.as_dict() for p in self.pairs]}
 
 
 def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level], judge: Level, *,
@@ -168,9 +198,9 @@ def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level
     if len({lv.name for lv in levels}) != len(levels):
         raise ValueError("each level may appear once")
     result = Comparison(judge.name, min_differing, [LevelResult(lv.name) for lv in levels],
-                        [PairResult(a.name, b.name) for a, b in zip(levels, levels[1:])])
+                        [PairResult(a.name, b.name, min_differing) for a, b in zip(levels, levels[1:])])
     for spot in spots:
-        open_pairs = [i for i, pair in enumerate(result.pairs) if pair.verdict(min_differing) == "undecided"]
+        open_pairs = [i for i, pair in enumerate(result.pairs) if pair.decided is None]
         if not open_pairs:
             break
         active = sorted({i for p in open_pairs for i in (p, p + 1)})
@@ -193,7 +223,7 @@ def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level
         for i in active:
             result.levels[i].positions += 1
         for p in open_pairs:
-            result.pairs[p].differences.append(losses[p] - losses[p + 1])
+            result.pairs[p].add(losses[p] - losses[p + 1])
         if on_spot is not None:
             on_spot(result)
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from statistics import NormalDist
 
 import pytest
 
@@ -13,7 +14,7 @@ from bot.tournament.play import Table, play_match
 from bot.tournament.schedule import schedule
 from engine.analysis import analyse_match
 from engine.evaluator import Engine
-from engine.level_compare import PairResult, checker_spots, compare_levels, shuffled
+from engine.level_compare import PairResult, checker_spots, compare_levels, look_z, shuffled
 from engine.levels import level
 from engine.records import MatchRecord, sgf
 
@@ -32,21 +33,47 @@ def beginner_game(engine: Engine) -> MatchRecord:
     return play_match(engine, spec, Table((level("beginner"), level("beginner")), 3, 1))
 
 
+def _pair(differences, min_differing=10):
+    pair = PairResult("weak", "strong", min_differing)
+    for d in differences:
+        pair.add(d)
+    return pair
+
+
 def test_pair_statistics_by_hand():
-    pair = PairResult("weak", "strong", [0.0, 0.02, 0.02, 0.02, 0.0, 0.02])
+    pair = _pair([0.0, 0.02, 0.02, 0.02, 0.0, 0.02])
     assert (pair.positions, pair.differing) == (6, 4)
     mean = 0.08 / 6
     assert pair.mean == pytest.approx(mean)
     sd = math.sqrt((2 * mean ** 2 + 4 * (0.02 - mean) ** 2) / 5)
     half = 1.959964 * sd / math.sqrt(6)  # 0.00826: the interval is 0.0051 .. 0.0216
-    assert pair.interval == pytest.approx((mean - half, mean + half))
-    assert pair.verdict(3) == "in order"
-    assert pair.verdict(5) == "undecided"  # too few differing positions
-    assert PairResult("a", "b", [-0.02, -0.03, -0.025, 0.0]).verdict(3) == "reversed"
-    leaning_back = PairResult("a", "b", [0.02, -0.03, 0.0, 0.0])
-    assert (leaning_back.verdict(2), leaning_back.leaning) == ("undecided", "reversed")  # the interval holds zero
-    assert PairResult("a", "b", [0.0, 0.0]).leaning == "tied"
-    assert PairResult("a", "b", [0.01]).interval == (-math.inf, math.inf)
+    assert pair.interval() == pytest.approx((mean - half, mean + half))
+    assert pair.interval(3.0) == pytest.approx((mean - 3.0 * sd / math.sqrt(6), mean + 3.0 * sd / math.sqrt(6)))
+    assert _pair([0.01]).interval() == (-math.inf, math.inf)
+    assert (_pair([0.02, -0.03]).leaning, _pair([0.0, 0.0]).leaning) == ("reversed", "tied")
+
+
+def test_looks_split_the_error_rate():
+    # look k is two-sided at 5%/2^k: z = 2.241 (97.5%), 2.498, 2.734, ...
+    assert [round(look_z(k), 3) for k in (1, 2, 3)] == [2.241, 2.498, 2.734]
+    assert look_z(1) == pytest.approx(NormalDist().inv_cdf(1 - 0.0125))
+    pair = _pair([0.02, 0.0], min_differing=2)
+    assert (pair.looks, pair.verdict) == (0, "undecided")  # one differing position: no look yet
+    pair.add(0.02)  # look 1: mean 0.0133, sd 0.0115, half 2.241 * 0.0115 / sqrt(3) = 0.0149
+    assert (pair.looks, pair.verdict) == (1, "undecided")
+    pair.add(0.02)  # three differing: no look (the next is at four)
+    assert pair.looks == 1
+    pair.add(0.02)  # look 2: mean 0.016, sd 0.00894, half 2.498 * 0.00894 / sqrt(5) = 0.0100
+    assert (pair.looks, pair.verdict) == (2, "in order")
+    # a 95% interval excluding zero does not decide at a stricter look
+    near = _pair([0.01] * 8 + [-0.0105] * 2, min_differing=10)  # 95%: +0.0005..; 97.5%: -0.0002..
+    low, high = near.interval()
+    assert low > 0 and near.interval(look_z(1))[0] < 0 and near.verdict == "undecided"
+    backwards = _pair([-0.02] * 10, min_differing=10)
+    assert backwards.verdict == "reversed"
+    done = _pair([0.02] * 10, min_differing=10)
+    done.add(-1.0)  # a decided pair keeps its verdict
+    assert done.verdict == "in order" and done.looks == 1
 
 
 def test_spots_are_the_unforced_checker_decisions(engine, beginner_game):
@@ -72,13 +99,13 @@ def test_losses_match_the_analysis_of_the_played_moves(engine, beginner_game):
     assert beginner.loss == pytest.approx(sum(errors), abs=1e-5)
     assert result.pairs[0].differences == pytest.approx(errors, abs=1e-6)
     assert result.judged == beginner.judged == len(spots)  # a judge-equal level is always scored
-    assert result.pairs[0].verdict(5) == "in order"
+    assert result.pairs[0].verdict == "undecided"  # min_differing NEVER: no look
 
 
 def test_a_decided_pair_stops_the_comparison(engine, beginner_game):
     spots = checker_spots(beginner_game, "m")
     result = compare_levels(engine, spots, [level("beginner"), level("expert")], level("expert"), min_differing=3)
-    assert result.pairs[0].verdict(3) == "in order"
+    assert result.pairs[0].verdict == "in order"
     assert result.positions < len(spots)
     assert result.in_order
 

@@ -104,7 +104,8 @@ def add_analyse_parser(subparsers: Any) -> None:
                               "the nine) play every decision of the records and compare neighbours, judged at "
                               "--level where their plays differ")
     compare.add_argument("--min-differing", type=_positive, default=10,
-                         help="positions where a pair's plays differ before it can be decided (default 10)")
+                         help="positions where a pair's plays differ at its first look (default 10); later "
+                              "looks at twice, four times... that, each with a stricter interval")
     compare.add_argument("--max-positions", type=_positive, help="stop after this many positions")
     compare.add_argument("--seed", type=int, default=1, help="order in which the positions are visited")
     p.set_defaults(run=cmd_analyse)
@@ -192,16 +193,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     def progress(result: Any) -> None:
         for pair in result.pairs:
-            verdict = pair.verdict(result.min_differing)
+            verdict = pair.verdict
             if verdict != "undecided" and pair.weaker not in decided:
                 decided.add(pair.weaker)
                 if not quiet:
                     console.print(f"{pair.weaker} vs {pair.stronger}: {verdict} after {pair.positions} positions "
                                   f"({pair.differing} differing)")
         if not quiet and result.positions % 25 == 0:
-            still = [f"{p.weaker} > {p.stronger} {1000 * p.mean:+.3f} ({1000 * p.interval[0]:+.3f}.."
-                     f"{1000 * p.interval[1]:+.3f}, {p.differing} differing)"
-                     for p in result.pairs if p.verdict(result.min_differing) == "undecided"]
+            still = [f"{p.weaker} > {p.stronger} {1000 * p.mean:+.3f} ({1000 * p.interval()[0]:+.3f}.."
+                     f"{1000 * p.interval()[1]:+.3f}, {p.differing} differing)"
+                     for p in result.pairs if p.decided is None]
             console.print(f"{result.positions} of {len(spots)} positions, {result.judged} judged; "
                           f"open, mEMG: {'; '.join(still)}")
 
