@@ -21,6 +21,7 @@ from bot.tournament.results import ResultsMismatch
 
 if TYPE_CHECKING:
     from engine.analysis import MatchAnalysis
+    from engine.level_compare import Comparison
     from engine.levels import Level
 
 
@@ -191,7 +192,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     quiet = args.json == "-"
     decided: set[str] = set()
 
-    def progress(result: Any) -> None:
+    def progress(result: Comparison) -> None:
         for pair in result.pairs:
             verdict = pair.verdict
             if verdict != "undecided" and pair.weaker not in decided:
@@ -245,9 +246,9 @@ def _comparison_table(data: dict[str, Any]) -> Table:
                          else "left")
     for p in data["pairs"]:
         low, high = p["interval_memg"]
-        interval = "-" if low is None else f"{low:+.2f} .. {high:+.2f}"
+        interval = "-" if low is None else f"{low:+.3f} .. {high:+.3f}"
         table.add_row(p["weaker"], p["stronger"], str(p["positions"]), str(p["differing"]),
-                      f"{p['mean_difference_memg']:+.2f}", interval, p["verdict"])
+                      f"{p['mean_difference_memg']:+.3f}", interval, p["verdict"])
     return table
 
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Sequence
-from typing import Any, TypeVar
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, TypeVar
 
 from engine.errors import IllegalMoveError
 from engine.position import CHECKERS, Move, Position, Step
