@@ -165,6 +165,8 @@ class LevelResult:
 
 @dataclass
 class Comparison:
+    """Where a comparison stands: each level's losses and each neighbouring pair's differences."""
+
     judge: str
     min_differing: int
     levels: list[LevelResult]
@@ -213,7 +215,7 @@ def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level
                 choice: MoveDecision = engine.best_move(spot.position, spot.dice, spot.match, lv, threads=threads)
                 plays[i] = spot.position.play(choice.move)
         losses = dict.fromkeys(active, 0.0)
-        if None in plays.values() or len({p for p in plays.values()}) > 1:
+        if None in plays.values() or len(set(plays.values())) > 1:
             losses = _judge(engine, spot, judge, plays, threads)
             result.judged += 1
             for i in active:
