@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from engine.records import atomic_write
+from engine.records import atomic_write, fsync_folder
 
 RESULTS = "results.jsonl"
 MATCHES = "matches"
@@ -108,11 +108,7 @@ class ResultStore:
             os.fsync(sgf.fileno())
             sgf.close()
         if self._unsynced:
-            folder = os.open(self.folder / MATCHES, os.O_RDONLY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+            fsync_folder(self.folder / MATCHES)
         self._unsynced = []
         if self._file is not None:
             os.fsync(self._file.fileno())

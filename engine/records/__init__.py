@@ -38,12 +38,16 @@ def atomic_write(path: str | os.PathLike[str], text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    # make the rename itself durable
-    dir_fd = os.open(target.parent, os.O_RDONLY)
+    fsync_folder(target.parent)  # make the rename itself durable
+
+
+def fsync_folder(folder: str | os.PathLike[str]) -> None:
+    """Put the folder's entries (new names, renames) on disk."""
+    fd = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(dir_fd)
+        os.fsync(fd)
     finally:
-        os.close(dir_fd)
+        os.close(fd)
 
 
 def _read(path: str | os.PathLike[str]) -> str:
@@ -107,6 +111,6 @@ def convert(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -
 __all__ = [
     "BLACK", "CENTRED", "MAX_FILE_BYTES", "WHITE", "AcceptResign", "Action", "Beaver", "Double", "Drop",
     "EngineNote", "GameRecord", "GameResult", "GameState", "MatchRecord", "RejectResign", "Resign", "Roll",
-    "Take", "atomic_write", "convert", "load", "load_mat", "load_sgf", "mat", "save", "save_mat", "save_sgf",
+    "Take", "atomic_write", "convert", "fsync_folder", "load", "load_mat", "load_sgf", "mat", "save", "save_mat", "save_sgf",
     "sgf",
 ]
