@@ -31,6 +31,7 @@ CHECKERS = 15
 _MAX_MOVES = 4096
 
 _LOW_BYTE = 0 if sys.byteorder == "little" else 3
+_MOVE_SIZE = ffi.sizeof("bg_move")  # src[4], dst[4] (signed chars, off = -1), hit[4], n_steps
 _buffers = threading.local()  # per-thread scratch for the C move generator
 
 Row = tuple[int, ...]
@@ -112,6 +113,13 @@ class Move:
         self._text: str | None = None
         self._key: tuple[str, ...] = ()
 
+    @classmethod
+    def from_valid(cls, steps: tuple[Step, ...]) -> Move:
+        """A Move of steps known to be valid (the C generator's): skips the checks."""
+        move = object.__new__(cls)
+        move.steps, move._text, move._key = steps, None, ()
+        return move
+
     def _format(self) -> str:
         # formatted on first use: move lists are built far more often than printed
         if self._text is None:
@@ -168,9 +176,12 @@ class Move:
         return len(self.steps)
 
 
-def move_from_c(cm: Any) -> Move:
-    """A Move from the C engine's bg_move (0-based points)."""
-    return Move(Step(cm.src[i] + 1, cm.dst[i] + 1, bool(cm.hit[i])) for i in range(cm.n_steps))
+def move_from_c(raw: bytes, k: int = 0) -> Move:
+    """The ``k``-th Move of an array of the C engine's bg_move copied out as bytes
+    (0-based points there)."""
+    at = k * _MOVE_SIZE
+    return Move.from_valid(tuple([Step(raw[at + i] + 1, (raw[at + 4 + i] + 1) & 0xFF, raw[at + 8 + i] != 0)
+                                  for i in range(raw[at + 12])]))
 
 
 def _flat(board: Board) -> list[int]:
@@ -260,9 +271,8 @@ class Position:
 
     def is_race(self) -> bool:
         """No contact: every checker of one side is past every checker of the other."""
-        back1 = max((i for i, n in enumerate(self.board[1]) if n), default=-1)
-        back0 = max((i for i, n in enumerate(self.board[0]) if n), default=-1)
-        return back0 + back1 <= 22
+        key = self.key  # a side's rearmost checker is its row's last non-zero byte
+        return len(key[:25].rstrip(b"\0")) + len(key[25:].rstrip(b"\0")) <= 24
 
     def winner(self) -> int | None:
         """1 if the side on roll has borne off all, 0 if the opponent has, else None."""
@@ -286,7 +296,7 @@ class Position:
         for k in range(n):
             at = 50 * k
             board = (tuple(keys[at:at + 25]), tuple(keys[at + 25:at + 50]))
-            plays.append((move_from_c(moves[k]), Position(board, keys[at:at + 50])))
+            plays.append((move_from_c(moves, k), Position(board, keys[at:at + 50])))
         return plays
 
     def legal_play_to(self, die1: int, die2: int, target: Position) -> Move | None:
@@ -298,11 +308,11 @@ class Position:
         at = keys.find(target.key)
         while at >= 0 and at % 50:  # a hit must start at a result's first point
             at = keys.find(target.key, at + 1)
-        return None if at < 0 else move_from_c(moves[at // 50])
+        return None if at < 0 else move_from_c(moves, at // 50)
 
-    def _generate(self, die1: int, die2: int) -> tuple[Any, bytes, int]:
-        """The C generator's plays for the roll: its move array, the results as
-        50-byte keys end to end, their count."""
+    def _generate(self, die1: int, die2: int) -> tuple[bytes, bytes, int]:
+        """The C generator's plays for the roll: its bg_move array and the results
+        as 50-byte keys, each end to end, and their count."""
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             raise IllegalMoveError(f"dice must be 1..6, got {die1} and {die2}")
         if not hasattr(_buffers, "moves"):
@@ -313,7 +323,7 @@ class Position:
         if n < 0:
             raise IllegalMoveError("too many plays")
         # each count (0..15) is the low byte of its unsigned int
-        return moves, ffi.buffer(results, 4 * 50 * n)[:][_LOW_BYTE::4], n
+        return ffi.buffer(moves, _MOVE_SIZE * n)[:], ffi.buffer(results, 4 * 50 * n)[:][_LOW_BYTE::4], n
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
         """The position after ``move``, seen from the mover (not swapped).
@@ -342,7 +352,8 @@ class Position:
         rc = lib.bg_apply_move(ffi.new("unsigned int[50]", _flat(self.board)), cmove, out)
         if rc:
             raise IllegalMoveError(f"cannot play {move} in {self.position_id()}: {ffi.string(lib.bg_error_text(rc)).decode()}")
-        return Position((tuple(out[0:25]), tuple(out[25:50])))
+        key = ffi.buffer(out)[:][_LOW_BYTE::4]
+        return Position((tuple(key[:25]), tuple(key[25:])), key)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Position) and other.board == self.board

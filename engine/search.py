@@ -46,12 +46,11 @@ from engine import resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
-from engine.position import Move, Position, move_from_c
+from engine.position import _MOVE_SIZE, Move, Position, move_from_c
 
 LevelLike = Union[str, Level, EvalSettings]
 
 _MAX_MOVES = 4096
-_MOVE_SIZE = ffi.sizeof("bg_move")
 _ERRORS = {-1: "a side has more than 15 chequers", -2: "dice must be 1..6",
            -3: "bad evaluation settings", -4: "out of memory in the search"}
 
@@ -203,7 +202,6 @@ class MoveDecision:
             out: list[Candidate] = []
             if self._raw is not None:
                 moves, boards, eq, eq2, probs, plies = self._raw
-                cmoves = ffi.from_buffer("bg_move[]", moves)
                 b = ffi.unpack(ffi.from_buffer("unsigned int[]", boards), len(boards) // 4)
                 eq = ffi.unpack(ffi.from_buffer("float[]", eq), len(eq) // 4)
                 eq2 = ffi.unpack(ffi.from_buffer("float[]", eq2), len(eq2) // 4)
@@ -211,7 +209,7 @@ class MoveDecision:
                 plies = ffi.unpack(ffi.from_buffer("int[]", plies), len(plies) // 4)
                 for i in range(len(eq)):
                     r = b[50 * i: 50 * i + 50]
-                    out.append(Candidate(move_from_c(cmoves[i]), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
+                    out.append(Candidate(move_from_c(moves, i), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
                                          plies[i], eq2[i], Position((tuple(r[:25]), tuple(r[25:])))))
             self._candidates = out
         return self._candidates
@@ -241,7 +239,7 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
         return MoveDecision(Move(), lv.name, settings, None)
     raw = (ffi.buffer(moves, n * _MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
            ffi.buffer(eq2, 4 * n)[:], ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:])
-    return MoveDecision(move_from_c(moves[0]), lv.name, settings, raw)
+    return MoveDecision(move_from_c(raw[0]), lv.name, settings, raw)
 
 
 # ---- evaluation and cube ------------------------------------------------------------------------

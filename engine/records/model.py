@@ -186,7 +186,7 @@ def _with_hits(position: Position, steps: Sequence[Step]) -> Move:
         marked.append(Step(step.src, step.dst, step.dst != 0 and opponent[24 - step.dst] > 0
                            and step.dst not in landed))
         landed.add(step.dst)
-    return Move(marked)
+    return Move.from_valid(tuple(marked))
 
 
 _T = TypeVar("_T")

@@ -15,6 +15,7 @@ gnubg the outcome.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -39,6 +40,7 @@ _RESULT = re.compile(r"([WB])\+(\d+)(R?)", re.I)
 _DATE = re.compile(r"\s*(\d{1,4})-(\d{1,2})-(\d{1,2})")
 
 
+@functools.cache  # the package metadata lookup costs more than writing a short match
 def _application() -> str:
     try:
         return "fibsbot:" + metadata.version("fibsbot")
