@@ -385,11 +385,16 @@ def test_worker_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert bench.main(["--runs", "1", "--matches", "3"]) == 0
     out = capsys.readouterr().out
-    found = re.search(r"run 1: 1 worker ([\d.]+) s, 2 workers ([\d.]+) s: ([\d.]+)x", out)
+    side = r"([\d.]+) s \(CPU ([\d.]+) s, cores (\d+)% busy\)"
+    found = re.search(rf"run 1: 1 worker {side}, 2 workers {side}: ([\d.]+)x", out)
     assert found, out
-    one, two, ratio = (float(x) for x in found.groups())
+    one, cpu_one, busy_one, two, cpu_two, busy_two, ratio = (float(x) for x in found.groups())
     assert one > 0 and two > 0 and one / two == pytest.approx(ratio, rel=0.1)  # printed to 0.01 s
+    assert cpu_one > 0 and cpu_two > 0 and 0 < busy_one <= 100 and 0 < busy_two <= 100
     assert f"median speed-up with 2 workers: {ratio:.2f}x" in out
+    growth = re.search(r"the same matches took ([+-]\d+)% CPU seconds on 2 workers", out)
+    assert growth and int(growth[1]) / 100 == pytest.approx(cpu_two / cpu_one - 1, abs=0.1)  # CPU printed to 0.01 s
+    assert f"the cores were {busy_two:.0f}% busy" in out
 
 
 def test_worker_bench_prints_each_pair_and_the_median(capsys: pytest.CaptureFixture[str]) -> None:
@@ -397,6 +402,6 @@ def test_worker_bench_prints_each_pair_and_the_median(capsys: pytest.CaptureFixt
 
     assert bench.main(["--runs", "2", "--matches", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["run 1", "run 2", "median speed-up with 2 workers"]
+    assert [line.split(":")[0] for line in lines] == ["run 1", "run 2", "median speed-up with 2 workers", "why"]
     ratios = [float(line.rsplit(" ", 1)[1].rstrip("x")) for line in lines[:2]]
     assert f"{sorted(ratios)[0]:.2f}" in lines[2] and "quartiles" in lines[2]
