@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 THEM, US = 0, 1
 RECONSTRUCTED = "dice not seen (connection lost); reconstructed from the position"
+LAPSED = "not answered: the server dropped the offer when the match was saved (connection lost)"
 
 
 def _who(name: str) -> int:
@@ -179,6 +180,7 @@ class Recorder:
                 return
             self._expect_game = False
             self._start_game(board, crawford_game)
+        self._lapse_resignation(board)
         caught_up = self._catch_up(board)
         self._dice.clear()  # rolls seen before the break are spent or stale
         if caught_up:
@@ -272,6 +274,15 @@ class Recorder:
             self.broken = True
             return
         self._add(Roll(THEM, dice, move))
+
+    def _lapse_resignation(self, board: FibsBoard) -> None:
+        """A saved match keeps no open resignation: if this game goes on (the score
+        is the record's), the offer pending in the record lapsed unanswered. A
+        refusal is how a record lets play go on; its comment says what happened."""
+        state = self.game
+        if (state is not None and state.resignation is not None
+                and (board.opponent_score, board.player_score) == self.record.score()):
+            self._add(RejectResign(1 - state.resignation.player, comment=LAPSED))
 
     def _catch_up(self, board: FibsBoard) -> bool:
         """Append what lost lines must have said, until the record shows ``board``'s state."""

@@ -315,6 +315,40 @@ async def test_a_resumed_match_repeats_a_pending_double(tmp_path: pathlib.Path) 
     assert [type(a).__name__ for a in actions] == ["Roll", "Double", "Take"]
 
 
+@pytest.mark.parametrize("resigner", ["bob", "us"])
+async def test_a_saved_match_drops_a_pending_resignation(tmp_path: pathlib.Path, resigner: str) -> None:
+    from bot.recorder import LAPSED
+    from engine.records import AcceptResign, RejectResign, Resign
+
+    decider = FakeDecider()
+    d = Dialogue(config(tmp_path), decider)
+    await in_match(d)
+    line = board(OPENING, dice=(6, 2))
+    await d.say("Starting a new game with bob.", "You rolled 6, bob rolled 2", "It's your turn to move.", line)
+    after = OPENING.play(OPENING.legal_moves(6, 2)[0])
+    await d.say(board(after, turn=0))
+    offer = {"bob": "bob wants to resign. You will win 1 point. Type 'accept' or 'reject'.",
+             "us": "You want to resign. bob will win 1 point."}[resigner]
+    await d.say(offer)
+    d.player.on_disconnected()  # before any answer: the saved match drops the offer
+    await d.login()
+    assert await d.say("You are now playing with bob. Your running match was loaded.") == ["board"]
+    await d.say("turn: bob.", "match length: 3", "points for bob: 0", "points for GnuBot: 0", board(after, turn=0))
+    # the offer comes again and is answered this time
+    if resigner == "bob":
+        assert await d.say(offer) == ["accept"]
+        await d.say("You accept and win 1 point.")
+    else:
+        await d.say(offer, "bob accepts and wins 1 point.")
+    assert d.player.match is not None and d.player.match.recorder is not None
+    game = d.player.match.recorder.record.games[0]
+    kinds = [type(a) for a in game.actions]
+    assert kinds[1:] == [Resign, RejectResign, Resign, AcceptResign], kinds
+    assert game.actions[2].comment == LAPSED and not d.player.match.recorder.broken
+    winner = 1 if resigner == "bob" else 0  # we are gnubg's player 1
+    assert game.result is not None and (game.result.winner, game.result.points) == (winner, 1)
+
+
 async def test_think_time_delays_the_answer(tmp_path: pathlib.Path) -> None:
     d = Dialogue(config(tmp_path, engine={"think_time_s": [0.3, 0.3]}))
     await in_match(d)
