@@ -208,12 +208,7 @@ def _checked_play(position: Position, dice: tuple[int, int], move: Move) -> tupl
     export repeats gnubg's order); combined steps (``24/13``) are split.
     """
     steps = move.steps
-    try:
-        target = position.play(move)
-    except IllegalMoveError:
-        # compact text (bar/23*/21 bar/23) need not list steps in a playable order; highest first is
-        steps = tuple(sorted(steps, key=lambda s: -s.src))
-        target = position.play(Move(steps))
+    target = position.play(move)  # in a playable order whatever the text's (bar/23*/21 bar/23)
     legal = position.legal_play_to(*dice, target)
     if legal is not None:
         per_die = len(steps) == len(legal.steps) and all(
