@@ -243,6 +243,7 @@ class Player:
             future.cancel()
         self._waiters.clear()
         self._invitations.clear()
+        self._listing = None  # a ``show saved`` list cut off proves nothing; the next login asks again
         m = self.match
         if m is not None:
             log.info("connection lost during the match with %s; it is saved on the server", m.opponent)
@@ -680,9 +681,9 @@ class Player:
 
     def _finish(self, m: MatchContext, length: int, score: tuple[int, int] | None, won: bool | None) -> None:
         self.stats.matches += 1
-        path = m.recorder.path if m.recorder else None
         if m.recorder is not None:
             m.recorder.flush()
+        path = m.recorder.written if m.recorder else None
         if self.saved_index is not None:
             self.saved_index.put(m.opponent, None)
         result = MatchResult(m.opponent, length, score, won, path)
@@ -739,15 +740,17 @@ class Player:
         self.stats.interruptions += 1
         m.game_known = False
         self.interrupted[m.opponent] = m
+        written = None
         if m.recorder is not None:
             m.recorder.flush()
-            if self.saved_index is not None:
-                self.saved_index.put(m.opponent, m.recorder.path)
+            written = m.recorder.written
+            if self.saved_index is not None and written is not None:
+                self.saved_index.put(m.opponent, written)
         if self.ledger is not None:
             self.ledger.write({
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "opponent": m.opponent, "length": m.length,
                 "result": "saved", "why": why, "rating_before": m.rating_before,
-                "record": str(m.recorder.path) if m.recorder else None,
+                "record": str(written) if written else None,
             })
 
     # -- invitations -------------------------------------------------------------

@@ -67,9 +67,7 @@ class Recorder:
             n += 1
             path = folder / f"{stem}-{n}.sgf"
         record = MatchRecord((opponent, us), length, date=now.date(), event="FIBS", place=place)
-        recorder = cls(record, path)
-        recorder.flush()
-        return recorder
+        return cls(record, path)
 
     @classmethod
     def open(cls, path: Path) -> Recorder:
@@ -86,7 +84,14 @@ class Recorder:
     def crawford_played(self) -> bool:
         return any(g.crawford_game for g in self.record.games)
 
+    @property
+    def written(self) -> Path | None:
+        """The record's file once it exists (from the first game on)."""
+        return self.path if self.path.exists() else None
+
     def flush(self) -> None:
+        if not self.record.games:
+            return  # an .sgf holds games: no file until the first begins
         try:
             save_sgf(self.record, self.path)
         except OSError as exc:

@@ -161,7 +161,10 @@ async def soak(cfg: BotConfig, ours: Decider, theirs: Decider, *, matches: int, 
             report.bad_records.append(f"{path.name}: the match is not over in the record ({record.score()})")
     for result in player.results:
         if result.score is not None and result.record is not None and "-part" not in result.record.stem:
-            final = load_sgf(result.record).score()
+            try:
+                final = load_sgf(result.record).score()
+            except (OSError, RecordParseError):
+                continue  # reported above
             if max(final) >= result.length and (final[1], final[0]) != result.score:
                 report.bad_records.append(f"{result.record.name}: score {final[::-1]}, the server said {result.score}")
     return report

@@ -251,6 +251,37 @@ async def test_a_match_that_ended_while_we_were_away(tmp_path: pathlib.Path) -> 
     assert d.player.results[-1].opponent == "bob" and d.player.results[-1].won is None
 
 
+async def test_no_record_file_before_the_first_game(tmp_path: pathlib.Path) -> None:
+    d = Dialogue(config(tmp_path))
+    await in_match(d)
+    d.player.on_disconnected()  # saved before its first game: an empty .sgf would be no record
+    assert not list(tmp_path.rglob("*.sgf"))
+    entry = json.loads((tmp_path / "ledger.jsonl").read_text().splitlines()[-1])
+    assert entry["result"] == "saved" and entry["record"] is None
+    await d.login()
+    assert await d.say("You are now playing with bob. Your running match was loaded.") == ["board"]
+    line = board(OPENING, dice=(6, 2))
+    await d.say("Starting a new game with bob.", "You rolled 6, bob rolled 2", "It's your turn to move.", line)
+    d.player.on_disconnected()
+    [written] = tmp_path.rglob("*.sgf")
+    entry = json.loads((tmp_path / "ledger.jsonl").read_text().splitlines()[-1])
+    assert entry["result"] == "saved" and entry["record"] == str(written)
+
+
+async def test_a_saved_list_cut_off_by_a_drop_ends_no_match(tmp_path: pathlib.Path) -> None:
+    d = Dialogue(config(tmp_path))
+    await in_match(d)
+    d.player.on_disconnected()
+    assert await d.login() == ["show saved"]
+    await d.say("  opponent          matchlength   score (your points first)", settle=False)
+    d.player.on_disconnected()  # gone before the list's rows came
+    await d.say("login: ", settle=False)  # the next connection's first line must not close the old list
+    assert await d.login() == ["show saved"]
+    assert "bob" in d.player.interrupted and d.player.results == []
+    assert await d.say("  opponent          matchlength   score (your points first)",
+                       "**bob                     3                0 -  0") == ["invite bob"]
+
+
 # -- operators ---------------------------------------------------------------------------------
 
 
