@@ -235,6 +235,9 @@ class Recorder:
             return
         dice, move, result = self._pending
         self._pending = None
+        state = self.game
+        if state is None or state.turn not in (US, None):
+            return  # not ours to play: the move was sent again after it was recorded (a stale board)
         if seen is not None and seen != result:
             log.warning("record %s: the server shows %s after our move %s, expected %s",
                         self.path, seen.position_id(), move, result.position_id())

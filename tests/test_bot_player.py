@@ -380,6 +380,24 @@ async def test_a_saved_match_drops_a_pending_resignation(tmp_path: pathlib.Path,
     assert game.result is not None and (game.result.winner, game.result.points) == (winner, 1)
 
 
+def test_a_move_sent_twice_is_recorded_once(tmp_path: pathlib.Path) -> None:
+    from bot import clip
+    from bot.recorder import Recorder
+
+    recorder = Recorder.create(tmp_path, "bob", "GnuBot", 3)
+    for line in ("Starting a new game with bob.", "You rolled 6, bob rolled 2"):
+        recorder.event(clip.parse(line))
+    recorder.board(fibsboard.parse(board(OPENING, dice=(6, 2))), False)
+    move = OPENING.legal_moves(6, 2)[0]
+    after = OPENING.play(move)
+    recorder.sent_move((6, 2), move, after)
+    recorder.board(fibsboard.parse(board(after, turn=0)), False)  # the server played it
+    # a stale board made the player send it again; the refusal was lost in a drop
+    recorder.sent_move((6, 2), move, after)
+    recorder.board(fibsboard.parse(board(after, turn=0)), False)
+    assert not recorder.broken and len(recorder.record.games[0].actions) == 1
+
+
 async def test_think_time_delays_the_answer(tmp_path: pathlib.Path) -> None:
     d = Dialogue(config(tmp_path, engine={"think_time_s": [0.3, 0.3]}))
     await in_match(d)
