@@ -142,6 +142,9 @@ class MatchContext:
 _REFUSED = re.compile(r"You (?:can't move|must give|have to remove|can't remove)|Please don't give more"
                       r"|move: legal words")
 _NOT_PLAYING = re.compile(r"You're not playing")
+# answers to a join or invite (a second invitation accepted, a resume raced): the game is untouched
+_INVITATION_ONLY = re.compile(r"You can't play two games at once|You are already playing\.|"
+                              r"is already playing with someone else|didn't invite you")
 _NO_ONE = re.compile(r"There is no one called (\S+?)\.?$")
 _NO_SAVED = re.compile(r"There's no saved match with (\S+)\.")
 _WAKE = {"move", "board", "roll", "join", "wake", "hello"}
@@ -591,6 +594,9 @@ class Player:
         if _NOT_PLAYING.match(event.text):
             log.warning("server: ** %s: the match is no longer running", event.text)
             self._interrupt(self.match, "not playing")
+            return
+        if _INVITATION_ONLY.search(event.text):
+            log.info("server: ** %s (an invitation, not the game)", event.text)
             return
         if _REFUSED.search(event.text):
             self.stats.refused_moves += 1

@@ -200,6 +200,17 @@ async def test_unclear_state_asks_for_the_board(tmp_path: pathlib.Path) -> None:
     assert sorted(sent)[1].startswith("tell carol I am a backgammon")
 
 
+async def test_an_invitation_error_during_a_match_leaves_the_game_alone(tmp_path: pathlib.Path) -> None:
+    d = Dialogue(config(tmp_path))
+    await in_match(d)
+    line = board(LATER, dice=(5, 2))
+    assert await d.say(line) == [first_move(line)]
+    # the answer to a second 'join' for a resume: no reason to ask for the board (and move again)
+    assert await d.say("** You can't play two games at once") == []
+    assert await d.say("** Error: bob is already playing with someone else.") == []
+    assert await d.say("** It's not your turn to move.") == ["board"]  # a game error still asks
+
+
 async def test_a_hung_engine_hits_its_deadline(tmp_path: pathlib.Path) -> None:
     decider = FakeDecider(hang={"move"}, hang_s=1.0, forced={"move": Move.parse("13/8 13/11")})
     d = Dialogue(config(tmp_path, engine={"deadline_s": 0.1}), decider)
