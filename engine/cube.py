@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine._core import ffi, lib
-from engine.match import CENTRED, MatchState
-from engine.levels import EFFICIENCY_SETS, low_ply_efficiency
+from engine.match import MatchState
+from engine.levels import low_ply_efficiency
 from engine.met import MatchEquityTable, default_met
 
 # gnubg's position classes

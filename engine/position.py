@@ -20,7 +20,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from engine._core import ffi, lib
 from engine.errors import BoardParseError, IllegalMoveError

@@ -8,7 +8,6 @@ order; each depends only on its MatchSpec.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import multiprocessing
 import os
