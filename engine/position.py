@@ -31,7 +31,7 @@ CHECKERS = 15
 _MAX_MOVES = 4096
 
 _LOW_BYTE = 0 if sys.byteorder == "little" else 3
-_MOVE_SIZE = ffi.sizeof("bg_move")  # src[4], dst[4] (signed chars, off = -1), hit[4], n_steps
+C_MOVE_SIZE = ffi.sizeof("bg_move")  # src[4], dst[4] (signed chars, off = -1), hit[4], n_steps
 _buffers = threading.local()  # per-thread scratch for the C move generator
 
 Row = tuple[int, ...]
@@ -179,7 +179,7 @@ class Move:
 def move_from_c(raw: bytes, k: int = 0) -> Move:
     """The ``k``-th Move of an array of the C engine's bg_move copied out as bytes
     (0-based points there)."""
-    at = k * _MOVE_SIZE
+    at = k * C_MOVE_SIZE
     return Move.from_valid(tuple([Step(raw[at + i] + 1, (raw[at + 4 + i] + 1) & 0xFF, raw[at + 8 + i] != 0)
                                   for i in range(raw[at + 12])]))
 
@@ -323,7 +323,7 @@ class Position:
         if n < 0:
             raise IllegalMoveError("too many plays")
         # each count (0..15) is the low byte of its unsigned int
-        return ffi.buffer(moves, _MOVE_SIZE * n)[:], ffi.buffer(results, 4 * 50 * n)[:][_LOW_BYTE::4], n
+        return ffi.buffer(moves, C_MOVE_SIZE * n)[:], ffi.buffer(results, 4 * 50 * n)[:][_LOW_BYTE::4], n
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
         """The position after ``move``, seen from the mover (not swapped).

@@ -46,7 +46,7 @@ from engine import resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
-from engine.position import _MOVE_SIZE, Move, Position, move_from_c
+from engine.position import C_MOVE_SIZE, Move, Position, move_from_c
 
 LevelLike = Union[str, Level, EvalSettings]
 
@@ -237,7 +237,7 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
                                 results, eq, eq2, probs, plies, limit))
     if n == 0:
         return MoveDecision(Move(), lv.name, settings, None)
-    raw = (ffi.buffer(moves, n * _MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
+    raw = (ffi.buffer(moves, n * C_MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
            ffi.buffer(eq2, 4 * n)[:], ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:])
     return MoveDecision(move_from_c(raw[0]), lv.name, settings, raw)
 
