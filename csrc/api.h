@@ -264,4 +264,66 @@ int bg_search_selftest_results(const unsigned int *boards, int n_boards);
  * returns the boards x nets that differ in a bit. */
 int bg_search_selftest_prune(const bg_engine *engine, const unsigned int *boards, int n_boards);
 
+/* ==== rollout.c, dice.c: gnubg's rollouts (gnubg-rollout-spec). Trial t of
+ * an alternative is fixed by the settings, the seed and t alone, so any split
+ * of a trial range over calls, threads or machines gives the same per-trial
+ * values; the statistics add them in trial order. The GIL is released. ==== */
+
+/* A rollout's settings (gnubg's rollout context). Contexts are indexed by
+ * absolute player (bg_cubeinfo.move); each is used at its plies, cubeful flag,
+ * noise (deterministic only) and move filter; prune is ignored at 0 plies. */
+typedef struct {
+    bg_search_settings chequer[2];      /* plies before late_ply */
+    bg_search_settings cube[2];
+    bg_search_settings chequer_late[2]; /* plies from late_ply on */
+    bg_search_settings cube_late[2];
+    bg_search_settings cube_trunc;      /* the evaluation at the truncation point */
+    int late_ply;            /* first ply of the late contexts; < 0 = none */
+    int truncate;            /* half-moves played before evaluating; 0 = play to the end */
+    int trunc_bearoff2;      /* stop at the exact two-sided bearoff database */
+    int trunc_bearoff_os;    /* cubeless: stop at the one-sided database */
+    int cubeful;
+    int variance_reduction;
+    int quasi_random;        /* rotation and stratification of the first 128 plies */
+    int initial;             /* roll out as the opening position (no doubles at ply 0) */
+    int rng;                 /* 0 = SFMT-19937 (gnubg 1.08, the package), 1 = MT19937 (1.07) */
+    unsigned int seed;
+} bg_rollout_settings;
+
+/* One alternative: a board with the side on roll in board[25..49] and its
+ * cube state (ci.move = the side on roll). */
+typedef struct {
+    unsigned int board[50];
+    bg_cubeinfo ci;
+    int cube_dec_top;        /* the side on roll may double at ply 0 */
+    int invert;              /* results from the other side (a play: the mover's) */
+    int basis_cube;          /* money: results are per this cube (cube rollouts: ND's) */
+} bg_rollout_alt;
+
+enum { BG_ROLLOUT_ERR_SETTINGS = -3, BG_ROLLOUT_ERR_MEMORY = -4, BG_ROLLOUT_ERR_BOARD = -5 };
+
+/* Defaults: Expert (0-ply cubeful) chequer play and cube decisions for both
+ * players, variance reduction, quasi-random dice, bearoff truncation, SFMT. */
+void bg_rollout_settings_init(bg_rollout_settings *s);
+/* Runs trials first .. first+n-1 of every alternative on `threads` threads
+ * (0 = every core): out[(t * n_alts + a) * 7 + k] = output k of trial first+t
+ * of alternative a (W WG WBG LG LBG, cubeless equity, cubeful equity or MWC).
+ * Returns 0 or a negative BG_ROLLOUT_ERR_*. */
+int bg_rollout_trials(const bg_engine *engine, bg_cache *cache, const bg_rollout_settings *s,
+                      const bg_rollout_alt *alts, int n_alts, int first, int n, int threads,
+                      float *out);
+
+/* gnubg's running statistics of one alternative (spec 6.1), in float. */
+typedef struct {
+    float sum[7], mu[7], var[7], se[7];
+    int n;
+} bg_rollout_stats;
+/* Adds n trials' outputs (7 floats each, `stride` floats apart) in order. */
+void bg_rollout_stats_add(bg_rollout_stats *st, const float *values, int n, int stride);
+
+/* Test hook: the rolls of trials first .. first+n-1, plies 0 .. plies-1,
+ * larger die first: out[(t * plies + p) * 2 + 0/1]. */
+void bg_rollout_dice(unsigned int seed, int quasi_random, int initial, int rng, int first, int n,
+                     int plies, int *out);
+
 #endif

@@ -1411,3 +1411,32 @@ int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int
     }
     return bad;
 }
+
+/* ---- entry points for rollouts (rollout.c) ---------------------------------------------------- */
+
+int bg_search_choose0(const bg_engine *e, bg_cache *cache, const bg_search_settings *s,
+                      const bg_board b, int d0, int d1, const bg_cubeinfo *ci, bg_board out,
+                      float known[5], int *known_cls)
+{
+    context cx;
+    int rc = context_init(&cx, e, cache, s, s->cubeful);
+    if (rc)
+        return rc;
+    if (!(cx.w.sc = thread_scratch()))
+        return BG_SEARCH_ERR_MEMORY;
+    return choose_move(&cx.w, b, d0, d1, ci, out, known, known_cls);
+}
+
+float bg_search_cubeful0(const bg_engine *e, const bg_board b, int cls, const float p[5],
+                         const bg_cubeinfo *ci, int low_eff)
+{
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.e = e;
+    bg_cubeinfo kids[2];
+    float v[2], cf;
+    make_cube_pos(ci, 1, 0, 0, kids);
+    leaf_cube_values(&w, b, cls, p, kids, 2, low_eff, v);
+    collapse(ci, 1, kids, v, &cf);
+    return cf;
+}

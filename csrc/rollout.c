@@ -1,0 +1,449 @@
+/* Rollouts, written from gnubg-rollout-spec sections 3-6.
+ *
+ * A trial plays one game (or its first `truncate` half-moves) from an
+ * alternative's board with the dice of its index (dice.c), each side with its
+ * own chequer and cube contexts, and returns 7 outputs from the root's side
+ * (the side on roll at ply 0). With variance reduction every ply also looks
+ * at all 21 rolls: the mean of their evaluations minus the evaluation of the
+ * roll that came is the luck of that ply, and the trial's value is its end
+ * value plus the luck so far (spec 4).
+ *
+ * Threads take trial indices from a shared counter and write each trial's
+ * outputs to its own slot; nothing in a trial depends on another trial or on
+ * the thread, so the values (and the statistics, added in index order) do not
+ * depend on the thread count or on how a range is split. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cube.h"
+#include "dice.h"
+#include "eval.h"
+#include "position.h"
+#include "rollout.h"
+#include "search.h"
+
+enum { W = 0, WG = 1, WBG = 2, LG = 3, LBG = 4, CL = BG_RO_CL, CF = BG_RO_CF, NOUT = BG_RO_OUTPUTS };
+
+typedef struct {
+    const struct bg_engine *e;
+    struct bg_cache *cache;
+    bg_rollout_settings s;      /* the caller's, every context on one thread */
+    const bg_dice_tables *quasi; /* NULL: quasi-random dice off */
+    bg_search_settings zero[2]; /* variance reduction: the move choice (spec 4 step 1) */
+    bg_search_settings vr[2];   /* variance reduction: the evaluation after it */
+    bg_search_settings exact;   /* bearoff truncation (0 ply) */
+} roller;
+
+/* The same outcome seen by the other side (the spec's "invert"). */
+static void invert7(float v[NOUT], int match)
+{
+    float t = v[WG];
+    v[WG] = v[LG];
+    v[LG] = t;
+    t = v[WBG];
+    v[WBG] = v[LBG];
+    v[LBG] = t;
+    v[W] = 1.0f - v[W];
+    v[CL] = -v[CL];
+    v[CF] = match ? 1.0f - v[CF] : -v[CF];
+}
+
+/* gnubg's UtilityME: money counts gammons whatever the cube (no Jacoby),
+ * match uses the gammon prices of the score and cube. */
+static float cubeless_equity(const float p[5], const bg_cubeinfo *ci)
+{
+    if (!ci->match_to)
+        return p[W] * 2.0f - 1.0f + (p[WG] - p[LG]) + (p[WBG] - p[LBG]);
+    return bg_cube_utility(p, ci);
+}
+
+static int low_ply_efficiency(const bg_search_settings *s)
+{
+    return s->efficiency_set == 1 && s->plies <= 1;
+}
+
+/* The 7 outputs of b (side on roll = ci->move) evaluated with context s
+ * (its cubeful flag replaced by `cubeful`); known: b's 0-ply outputs when
+ * already computed. */
+static int evaluate7(const roller *R, const bg_board b, const bg_cubeinfo *ci,
+                     const bg_search_settings *s, int cubeful, const float *known, int known_cls,
+                     float out[NOUT])
+{
+    if (s->plies == 0) {
+        int cls = known_cls;
+        if (known)
+            memcpy(out, known, 5 * sizeof(float));
+        else
+            cls = bg_eval0_cached(R->e, R->cache, b, out);
+        out[CL] = cubeless_equity(out, ci);
+        out[CF] = cubeful ? bg_search_cubeful0(R->e, b, cls, out, ci, low_ply_efficiency(s)) : 0.0f;
+        return 0;
+    }
+    bg_search_settings x = *s;
+    x.cubeful = cubeful;
+    unsigned int flat[50];
+    float eq[2];
+    board_to_flat(b, flat);
+    int rc = bg_evaluate_nply(R->e, R->cache, flat, &x, ci, out, eq);
+    if (rc)
+        return rc;
+    out[CL] = cubeless_equity(out, ci);
+    /* the search reports EMG; the trial keeps an MWC in match play */
+    out[CF] = cubeful ? bg_cube_emg_to_mwc(eq[1], ci) : 0.0f;
+    return 0;
+}
+
+/* The play of the side on roll with context s: the board after it, swapped. */
+static int play(const roller *R, const bg_board b, const int d[2], const bg_cubeinfo *ci,
+                const bg_search_settings *s, bg_board out)
+{
+    float known[5];
+    int kc;
+    if (s->plies == 0) {
+        int rc = bg_search_choose0(R->e, R->cache, s, b, d[0], d[1], ci, out, known, &kc);
+        return rc < 0 ? rc : 0;
+    }
+    unsigned int flat[50], result[50];
+    board_to_flat(b, flat);
+    int n = bg_best_move(R->e, R->cache, flat, d[0], d[1], s, ci, NULL, result, NULL, NULL, NULL,
+                         NULL, 1);
+    if (n < 0)
+        return n;
+    if (n == 0)
+        memcpy(out, b, sizeof(bg_board));
+    else
+        board_from_flat(result, out);
+    board_swap(out);
+    return 0;
+}
+
+static int is_take(int code)
+{
+    return code == BG_CUBE_DOUBLE_TAKE || code == BG_CUBE_DOUBLE_BEAVER ||
+           code == BG_CUBE_REDOUBLE_TAKE;
+}
+
+static int is_pass(int code) { return code == BG_CUBE_DOUBLE_PASS || code == BG_CUBE_REDOUBLE_PASS; }
+
+/* Variance reduction at one ply (spec 4): adds this ply's luck and returns the
+ * 0-ply play of the roll that came (swapped) in chosen. */
+static int luck_of_ply(const roller *R, const bg_board b, const bg_cubeinfo *ci, int ply, int c0,
+                       const int d[2], float luck[NOUT], bg_board chosen)
+{
+    int me = ci->move, match = ci->match_to > 0;
+    int no_doubles = R->s.initial && ply == 0;
+    bg_cubeinfo opp = *ci;
+    opp.move = !me;
+    float acc[NOUT] = {0}, vstar[NOUT] = {0};
+    for (int a = 1; a <= 6; a++)
+        for (int c = 1; c <= a; c++) {
+            if (no_doubles && a == c)
+                continue;
+            bg_board nb;
+            float known[5], v[NOUT];
+            int kc = 0;
+            int rc = bg_search_choose0(R->e, R->cache, &R->zero[me], b, a, c, ci, nb, known, &kc);
+            if (rc < 0)
+                return rc;
+            const bg_search_settings *vr = &R->vr[!me];
+            if ((rc = evaluate7(R, nb, &opp, vr, vr->cubeful, rc ? known : NULL, kc, v)))
+                return rc;
+            if (!(ply & 1))
+                invert7(v, match); /* the root moved: its view */
+            for (int k = 0; k < NOUT; k++)
+                acc[k] += a == c ? v[k] : v[k] * 2.0f;
+            if (a == d[0] && c == d[1]) {
+                memcpy(vstar, v, sizeof vstar);
+                memcpy(chosen, nb, sizeof(bg_board));
+            }
+        }
+    float div = no_doubles ? 30.0f : 36.0f;
+    for (int k = 0; k < NOUT; k++) {
+        float mean = acc[k] / div;
+        if (k == CF && !match)
+            luck[k] += (mean - vstar[k]) * (float)(ci->cube / c0);
+        else
+            luck[k] += mean - vstar[k];
+    }
+    return 0;
+}
+
+/* One trial of an alternative (spec 3): its 7 outputs as stored. */
+static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long trial,
+                     float res[NOUT])
+{
+    const bg_rollout_settings *s = &R->s;
+    bg_board b;
+    board_from_flat(alt->board, b);
+    bg_cubeinfo ci = alt->ci;
+    const int match = ci.match_to > 0, c0 = ci.cube;
+    bg_dice_rng rng;
+    bg_dice_rng_seed(&rng, s->rng, s->seed + 256u * (unsigned int)trial);
+    float luck[NOUT] = {0};
+    int limit = s->truncate > 0 ? s->truncate : INT_MAX;
+    int ply = 0, rc = 0;
+    for (; ply < limit; ply++) {
+        int me = ci.move, late = s->late_ply >= 0 && ply >= s->late_ply;
+        const bg_search_settings *chequer = late ? &s->chequer_late[me] : &s->chequer[me];
+        const bg_search_settings *cube = late ? &s->cube_late[me] : &s->cube[me];
+        int cls = bg_classify_board(b);
+        int may_double = ply > 0 || (alt->cube_dec_top && !s->initial);
+        /* 1: bearoff truncation */
+        int at_db = s->cubeful ? !match && s->trunc_bearoff2 && cls <= BG_CLASS_BEAROFF_TS &&
+                                     may_double
+                               : (s->trunc_bearoff2 && cls <= BG_CLASS_BEAROFF_TS) ||
+                                     (s->trunc_bearoff_os && cls <= BG_CLASS_BEAROFF_OS);
+        if (at_db || cls == BG_CLASS_OVER) {
+            if ((rc = evaluate7(R, b, &ci, &R->exact, s->cubeful, NULL, 0, res)))
+                return rc;
+            break;
+        }
+        /* 2: the cube */
+        if (s->cubeful && may_double && bg_cube_available(&ci)) {
+            unsigned int flat[50];
+            float out4[4], probs[5];
+            board_to_flat(b, flat);
+            int code = bg_cube_decide(R->e, R->cache, flat, cube, &ci, out4, probs, NULL);
+            if (code < 0)
+                return code;
+            if (is_take(code)) {
+                bg_cubeinfo doubled;
+                bg_cubeinfo_doubled(&ci, &doubled);
+                ci = doubled;
+            } else if (is_pass(code)) {
+                memcpy(res, probs, sizeof probs);
+                res[CL] = cubeless_equity(probs, &ci);
+                res[CF] = match ? bg_met_mwc(ci.met, ci.score[0], ci.score[1], ci.match_to, me,
+                                             ci.cube, me, ci.crawford)
+                                : 1.0f;
+                break;
+            }
+        }
+        /* 3: the dice; 4-5: luck and the play */
+        int d[2];
+        bg_dice_roll(R->quasi, &rng, s->initial, trial, ply, d);
+        bg_board nb;
+        int have_play = 0;
+        if (s->variance_reduction) {
+            if ((rc = luck_of_ply(R, b, &ci, ply, c0, d, luck, nb)))
+                return rc;
+            have_play = chequer->plies == 0 && chequer->noise == 0.0f &&
+                        chequer->cubeful == s->cubeful;
+        }
+        if (!have_play && (rc = play(R, b, d, &ci, chequer, nb)))
+            return rc;
+        /* 6: over? the mover's result (the board unswapped) */
+        if (bg_classify_board(nb) == BG_CLASS_OVER) {
+            board_swap(nb);
+            bg_eval0(R->e, nb, res);
+            res[CL] = cubeless_equity(res, &ci);
+            res[CF] = match ? bg_cube_emg_to_mwc(res[CL], &ci) : res[CL];
+            break;
+        }
+        /* 7: the other side on roll */
+        memcpy(b, nb, sizeof b);
+        ci.move = !me;
+    }
+    if (ply == limit && s->truncate > 0) {
+        /* played `truncate` half-moves: evaluate with the side on roll then */
+        if ((rc = evaluate7(R, b, &ci, &s->cube_trunc, s->cubeful, NULL, 0, res)))
+            return rc;
+    }
+    if (ply & 1)
+        invert7(res, match);
+    /* spec 3.4: money values per the starting cube, luck, then per the basis cube */
+    if (!match)
+        res[CF] *= (float)(ci.cube / c0);
+    if (s->variance_reduction)
+        for (int k = 0; k < NOUT; k++)
+            res[k] += luck[k];
+    if (!match)
+        res[CF] *= (float)(c0 / alt->basis_cube);
+    if (alt->invert)
+        invert7(res, match);
+    return 0;
+}
+
+/* ---- settings and threads ---------------------------------------------------------------- */
+
+void bg_rollout_settings_init(bg_rollout_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    bg_search_settings expert;
+    bg_search_settings_init(&expert);
+    for (int p = 0; p < 2; p++)
+        s->chequer[p] = s->cube[p] = s->chequer_late[p] = s->cube_late[p] = expert;
+    s->cube_trunc = expert;
+    s->late_ply = -1;
+    s->trunc_bearoff2 = 1;
+    s->trunc_bearoff_os = 1;
+    s->cubeful = 1;
+    s->variance_reduction = 1;
+    s->quasi_random = 1;
+}
+
+/* A context for use inside a trial: one thread; gnubg ignores pruning at 0 plies. */
+static int trial_context(bg_search_settings *c)
+{
+    if (c->plies < 0 || c->plies > BG_SEARCH_MAX_PLIES || c->noise < 0.0f ||
+        (c->noise > 0.0f && !c->deterministic))
+        return -1;
+    c->threads = 1;
+    if (c->plies == 0)
+        c->prune = 0;
+    return 0;
+}
+
+static int roller_init(roller *R, const bg_engine *e, bg_cache *cache, const bg_rollout_settings *s)
+{
+    if (!e || !s || s->truncate < 0 || (s->rng != BG_DICE_SFMT && s->rng != BG_DICE_MT19937))
+        return BG_ROLLOUT_ERR_SETTINGS;
+    memset(R, 0, sizeof *R);
+    R->e = e;
+    R->cache = cache;
+    R->s = *s;
+    bg_rollout_settings *x = &R->s;
+    int bad = trial_context(&x->cube_trunc);
+    for (int p = 0; p < 2; p++) {
+        bad |= trial_context(&x->chequer[p]) | trial_context(&x->cube[p]);
+        bad |= trial_context(&x->chequer_late[p]) | trial_context(&x->cube_late[p]);
+        /* variance reduction: fixed from the early chequer context, noiseless */
+        R->zero[p] = x->chequer[p];
+        R->zero[p].plies = 0;
+        R->zero[p].prune = 0;
+        R->zero[p].noise = 0.0f;
+        R->vr[p] = R->zero[p];
+        R->vr[p].plies = x->chequer[p].plies > 0 ? x->chequer[p].plies - 1 : 0;
+        R->vr[p].prune = R->vr[p].plies > 0 && x->chequer[p].prune;
+    }
+    R->exact = x->cube[0];
+    R->exact.plies = 0;
+    R->exact.noise = 0.0f;
+    return bad ? BG_ROLLOUT_ERR_SETTINGS : 0;
+}
+
+typedef struct {
+    const roller *R;
+    const bg_rollout_alt *alts;
+    int n_alts, first, n;
+    float *out;
+    atomic_int next;
+    atomic_int error;
+} trial_job;
+
+static void trial_loop(trial_job *jb)
+{
+    for (;;) {
+        int t = atomic_fetch_add(&jb->next, 1);
+        if (t >= jb->n || atomic_load(&jb->error))
+            return;
+        for (int a = 0; a < jb->n_alts; a++) {
+            float *o = jb->out + ((size_t)t * (size_t)jb->n_alts + (size_t)a) * NOUT;
+            int rc = run_trial(jb->R, &jb->alts[a], (unsigned long)jb->first + (unsigned long)t, o);
+            if (rc) {
+                int none = 0;
+                atomic_compare_exchange_strong(&jb->error, &none, rc);
+                return;
+            }
+        }
+    }
+}
+
+static void *trial_thread(void *arg)
+{
+    trial_loop(arg);
+    return NULL;
+}
+
+int bg_rollout_trials(const bg_engine *e, bg_cache *cache, const bg_rollout_settings *s,
+                      const bg_rollout_alt *alts, int n_alts, int first, int n, int threads,
+                      float *out)
+{
+    if (!alts || n_alts < 1 || first < 0 || n < 0 || !out)
+        return BG_ROLLOUT_ERR_SETTINGS;
+    for (int a = 0; a < n_alts; a++) {
+        bg_board b;
+        board_from_flat(alts[a].board, b);
+        if (board_check(b) || alts[a].basis_cube < 1 || alts[a].ci.cube < 1)
+            return BG_ROLLOUT_ERR_BOARD;
+    }
+    roller *R = malloc(sizeof *R);
+    bg_dice_tables *quasi = NULL;
+    if (!R)
+        return BG_ROLLOUT_ERR_MEMORY;
+    int rc = roller_init(R, e, cache, s);
+    if (!rc && s->quasi_random && !s->initial) {
+        /* gnubg turns quasi-random dice off for a rollout as the opening position */
+        if (!(quasi = malloc(sizeof *quasi)))
+            rc = BG_ROLLOUT_ERR_MEMORY;
+        else
+            bg_dice_tables_build(quasi, s->seed);
+    }
+    if (!rc) {
+        R->quasi = quasi;
+        trial_job jb = {.R = R, .alts = alts, .n_alts = n_alts, .first = first, .n = n, .out = out};
+        atomic_init(&jb.next, 0);
+        atomic_init(&jb.error, 0);
+        if (threads <= 0)
+            threads = bg_search_default_threads();
+        int helpers = threads - 1 < n - 1 ? threads - 1 : n - 1;
+        if (helpers > 63)
+            helpers = 63;
+        pthread_t tid[63];
+        int started = 0;
+        for (; started < helpers; started++)
+            if (pthread_create(&tid[started], NULL, trial_thread, &jb) != 0)
+                break;
+        trial_loop(&jb);
+        for (int h = 0; h < started; h++)
+            pthread_join(tid[h], NULL);
+        rc = atomic_load(&jb.error);
+    }
+    free(quasi);
+    free(R);
+    return rc;
+}
+
+/* ---- statistics (spec 6.1) ------------------------------------------------------------------ */
+
+void bg_rollout_stats_add(bg_rollout_stats *st, const float *values, int n, int stride)
+{
+    for (int i = 0; i < n; i++) {
+        const float *x = values + (size_t)i * (size_t)stride;
+        int count = ++st->n;
+        for (int k = 0; k < NOUT; k++) {
+            st->sum[k] += x[k];
+            float m = st->sum[k] / (float)count;
+            if (count > 1) {
+                float d = m - st->mu[k];
+                st->var[k] = st->var[k] * (1.0f - 1.0f / (float)(count - 1)) + (float)count * d * d;
+            }
+            /* probabilities are reported in [0, 1]; the clamped mean feeds the next step */
+            st->mu[k] = k < 5 ? fminf(fmaxf(m, 0.0f), 1.0f) : m;
+            st->se[k] = sqrtf(st->var[k] / (float)count);
+        }
+    }
+}
+
+/* ---- test hook ---------------------------------------------------------------------------- */
+
+void bg_rollout_dice(unsigned int seed, int quasi_random, int initial, int rng, int first, int n,
+                     int plies, int *out)
+{
+    bg_dice_tables *quasi = NULL;
+    if (quasi_random && !initial && (quasi = malloc(sizeof *quasi)))
+        bg_dice_tables_build(quasi, seed);
+    for (int t = 0; t < n; t++) {
+        bg_dice_rng r;
+        unsigned long trial = (unsigned long)first + (unsigned long)t;
+        bg_dice_rng_seed(&r, rng, seed + 256u * (unsigned int)trial);
+        for (int p = 0; p < plies; p++)
+            bg_dice_roll(quasi, &r, initial, trial, p, out + ((size_t)t * (size_t)plies + (size_t)p) * 2);
+    }
+    free(quasi);
+}
