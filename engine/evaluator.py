@@ -31,6 +31,7 @@ import numpy as np
 from engine import data
 from engine._core import ffi, lib
 from engine.errors import DataFileError
+from engine.met import MatchEquityTable, default_met, met_at
 from engine.position import Position
 
 _F32 = np.float32
@@ -172,6 +173,11 @@ class Engine:
         self._local = threading.local()
 
     @property
+    def met(self) -> MatchEquityTable:
+        """The match equity table of the data folder (a folder without one: the default table)."""
+        return met_at(str(self.files.met)) if self.files.met is not None else default_met()
+
+    @property
     def kernel(self) -> str:
         """The forward-pass kernel chosen for this CPU ("avx512", "avx2", "sse2", "generic")."""
         kernel: str = ffi.string(lib.bg_engine_kernel(self._ctx)).decode()
@@ -256,6 +262,21 @@ class Engine:
         from engine import search
 
         return search.accept_resignation(self, position, match, level, value)
+
+    def rollout(self, position: Any, match: Any = None, *, candidates: Any = None, trials: int = 1296,
+                level: Any = "expert", cube_level: Any = None, truncate: int | None = None, seed: int = 0,
+                quasi_random: bool = True, variance_reduction: bool = True, cubeful: bool = True,
+                threads: int | None = None, progress: Any = None, **settings: Any) -> Any:
+        """gnubg's rollout of the position (``candidates=None``), of plays (Moves) or of
+        the cube decision (``"cube"``): a RolloutResult (engine/rollout.py; more
+        settings, e.g. ``stop_se``, ``late_level``, as keywords)."""
+        from engine import rollout
+
+        s = rollout.RolloutSettings(trials=trials, level=level, cube_level=cube_level, truncate=truncate,
+                                    seed=seed, quasi_random=quasi_random,
+                                    variance_reduction=variance_reduction, cubeful=cubeful, **settings)
+        job = rollout.RolloutJob.of(position, match, candidates, s)
+        return rollout.run(self, job, threads=threads, progress=progress)
 
     def evaluate_nply(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
         """n-ply evaluation before the roll at the level's cube context (an NplyEvaluation)."""
