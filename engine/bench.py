@@ -3,6 +3,7 @@
     python -m engine.bench movegen [--positions N]
     python -m engine.bench eval
     python -m engine.bench decide
+    python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench --signature
 
 Each prints rates for our engine and for gnubg and their ratio. Ratios, not
@@ -50,17 +51,21 @@ def best_rates(fns: Sequence[Timed | tuple[Timed, Callable[[], float]]], repeats
     return best
 
 
-def captured(fn: Callable[..., object], *args: object) -> str:
-    """What fn writes to the C library's stdout (fd 1; gnubg prints its hints there)."""
+def captured(fn: Callable[..., object], *args: object, fds: tuple[int, ...] = (1,)) -> str:
+    """What fn writes to the C library's stdout (fd 1; gnubg prints its hints there)
+    and, if named in ``fds``, its stderr (fd 2; gnubg's refusals)."""
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = [os.dup(fd) for fd in fds]
     with tempfile.TemporaryFile(mode="w+b") as tf:
-        os.dup2(tf.fileno(), 1)
+        for fd in fds:
+            os.dup2(tf.fileno(), fd)
         try:
             fn(*args)
         finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+            for fd, keep in zip(fds, saved):
+                os.dup2(keep, fd)
+                os.close(keep)
         tf.seek(0)
         return tf.read().decode("utf-8", "replace")
 
@@ -137,6 +142,13 @@ def run_decide(args: argparse.Namespace) -> None:
     run(args)
 
 
+@command("parity")
+def run_parity(args: argparse.Namespace) -> None:
+    from engine.bench_parity import run_parity as run
+
+    run(args)
+
+
 @command("signature")
 def run_signature(args: argparse.Namespace) -> None:
     from engine.bench_decide import run_signature as run
@@ -149,6 +161,8 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", nargs="?", choices=sorted(COMMANDS), help="which benchmark")
     parser.add_argument("--positions", type=int, default=1000, help="size of the seeded position set")
+    parser.add_argument("--levels", default="", help="parity: levels, comma-separated (default: the searching ones)")
+    parser.add_argument("--scale", type=float, default=1.0, help="parity: multiplies the default set sizes")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
     args = parser.parse_args(argv)
     if args.signature:

@@ -55,6 +55,7 @@ ACTIONS: tuple[str, ...] = (
     "Optional double, pass",
     "Optional redouble, pass",
 )
+CANNOT_DOUBLE = "You cannot double"
 (DOUBLE_TAKE, DOUBLE_PASS, NODOUBLE_TAKE, TOOGOOD_TAKE, TOOGOOD_PASS, DOUBLE_BEAVER,
  NODOUBLE_BEAVER, REDOUBLE_TAKE, REDOUBLE_PASS, NO_REDOUBLE_TAKE, TOOGOODRE_TAKE,
  TOOGOODRE_PASS, NO_REDOUBLE_BEAVER, NODOUBLE_DEADCUBE, NO_REDOUBLE_DEADCUBE, NOT_AVAILABLE,
@@ -100,7 +101,9 @@ class CubeDecision:
 
     @property
     def action(self) -> str:
-        return ACTIONS[self.code]
+        """gnubg's words: its hint says "You cannot double" where the side on roll
+        may not double (``code`` still tells why: dead cube, the opponent's cube)."""
+        return ACTIONS[self.code] if self.cube_available else CANNOT_DOUBLE
 
     @property
     def is_optional(self) -> bool:
