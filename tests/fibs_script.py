@@ -55,7 +55,7 @@ class Client:
             seen_own_info = seen_own_info or line.startswith(f"2 {name} ")
             if line == "login: ":
                 raise ProtocolError(f"login of {name} refused")
-            if seen_own_info and line == "6":
+            if seen_own_info and line.rstrip() == "6":  # JIBS pads it
                 break
         self.transcript.clear()
         return self
@@ -108,6 +108,15 @@ class Client:
         while not re.fullmatch(pattern, line := await self.line(timeout)):
             lines.append(line)
         return lines + [line]
+
+    async def rest(self, timeout: float = TIMEOUT_S) -> list[str]:
+        """Every line until the server closes the connection."""
+        lines = []
+        try:
+            while True:
+                lines.append(await self.line(timeout))
+        except EOFError:
+            return lines
 
     async def setup(self, *, ready: bool) -> None:
         """Boardstyle 3, boards after every roll, and ready for invitations if asked."""

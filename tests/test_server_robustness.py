@@ -164,23 +164,6 @@ async def test_client_that_does_not_read_is_cut_off(tmp_path: Path) -> None:
         echoes.cancel()
 
 
-async def test_login_failures_are_limited_per_address(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db", max_login_failures=3) as server:
-        server.add_user("alice", "secret")
-        bob = await Client.connect(server.port, "bob")
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        client = Client(reader, writer, "alice")
-        await client.until("login: ")
-        for attempt in ("login x 1008 alice wrong", "login too few", "login x 1008 alice wrong2"):
-            await client.send(attempt)
-        with pytest.raises(EOFError):
-            await client.until("never")
-        with pytest.raises((EOFError, AssertionError)):
-            await Client.connect(server.port, "alice")  # right password, but the address is blocked
-        await bob.send("rawwho bob")
-        await bob.until(r"5 bob .*")
-
-
 async def test_idle_connection_times_out_and_its_match_is_saved(tmp_path: Path) -> None:
     async with make_server(tmp_path / "f.db", idle_timeout_s=1.0) as server:
         alice, bob = await start_match(server.port, "alice", "bob", 3)

@@ -16,6 +16,7 @@ from bot.server.passwords import hash_password
 from bot.server.server import DEFAULT_PORT, FibsServer
 from bot.server.store import Store
 from bot.server.texts import MOTD
+from bot.server.wordings import ENDINGS, PRESETS, REWRITES
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -37,11 +38,34 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--motd", type=Path, metavar="FILE",
                         help="message of the day shown at login (default: built in)")
     parser.add_argument("--idle-timeout", type=float, default=3600.0, metavar="SECONDS",
-                        help="disconnect users idle this long, as FIBS does (default: 3600; 0 = never)")
+                        help="disconnect users who send no complete line this long, as FIBS does "
+                             "(default: 3600; 0 = never)")
+    parser.add_argument("--login-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="the same before login: an idle login prompt is closed (default: 60; 0 = never)")
+    parser.add_argument("--max-connections", type=int, default=1000, metavar="N",
+                        help="connections at once; more are refused (default: 1000; 0 = no cap)")
+    parser.add_argument("--max-connections-per-address", type=int, default=100, metavar="N",
+                        help="connections at once from one address (default: 100; 0 = no cap)")
     parser.add_argument("--max-line", type=int, default=2048, metavar="BYTES",
                         help="longest command line; the rest of a longer line is dropped (default: 2048)")
     parser.add_argument("--max-login-failures", type=int, default=10, metavar="N",
-                        help="failed logins per address within 10 minutes before it is cut off (default: 10)")
+                        help="failed logins to one account from one address within 10 minutes before that "
+                             "address is locked out of that account; also the tries one connection gets "
+                             "(default: 10)")
+    parser.add_argument("--max-account-failures", type=int, default=50, metavar="N",
+                        help="failed logins to one account from all addresses within 10 minutes before the "
+                             "account is locked (default: 50)")
+    tests = parser.add_argument_group("misbehaving on purpose (to test clients)")
+    tests.add_argument("--forget-saved", action="store_true",
+                       help="start without saved matches (deletes those in --db), as a server that lost them")
+    tests.add_argument("--keep-games", action="store_true",
+                       help="a player who drops leaves the match running, not saved; the next login sits "
+                            "down again")
+    tests.add_argument("--unanswered", action="append", default=[], metavar="COMMAND",
+                       help="swallow this command (full name, e.g. board): no reply, no effect; repeatable")
+    wordings = ", ".join(sorted([*REWRITES, *ENDINGS, *PRESETS]))
+    tests.add_argument("--wording", action="append", default=[], metavar="NAME",
+                       help=f"say these lines as another server does; repeatable; one of: {wordings}")
     parser.add_argument("--add-user", metavar="NAME",
                         help="create account NAME (password read from stdin) and exit")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
@@ -72,8 +96,12 @@ def _add_user(db: Path, name: str) -> int:
 async def serve(args: argparse.Namespace) -> None:
     motd = args.motd.read_text(encoding="ascii", errors="replace").rstrip("\n") if args.motd else MOTD
     server = FibsServer(args.host, args.port, db_path=args.db, seed=args.seed, auto_register=args.auto_register,
-                        motd=motd, idle_timeout_s=args.idle_timeout, max_line=args.max_line,
-                        max_login_failures=args.max_login_failures)
+                        motd=motd, idle_timeout_s=args.idle_timeout, login_timeout_s=args.login_timeout,
+                        max_line=args.max_line, max_connections=args.max_connections or None,
+                        max_connections_per_host=args.max_connections_per_address or None,
+                        max_login_failures=args.max_login_failures,
+                        max_account_failures=args.max_account_failures, forget_saved=args.forget_saved,
+                        keep_games=args.keep_games, unanswered=args.unanswered, wordings=args.wording)
     await server.start()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -92,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"fibsbot server: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # an unknown --wording or --unanswered
+        print(f"fibsbot server: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

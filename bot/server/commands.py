@@ -23,6 +23,8 @@ def dispatch(server: FibsServer, session: Session, line: str) -> None:
     if not word:
         return
     name = ALIASES.get(word.lower(), word.lower())
+    if name in server.unanswered:
+        return  # swallowed on purpose (FibsServer's ``unanswered``)
     handler = COMMANDS.get(name)
     if handler is None:
         session.send(f"** Unknown command: '{word}'")

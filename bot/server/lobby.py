@@ -1,4 +1,4 @@
-"""Matches from start to end: new, resumed, interrupted (saved), finished."""
+"""Matches from start to end: new, resumed, interrupted (saved), kept across a drop, finished."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ class Lobby:
     def __init__(self, server: FibsServer) -> None:
         self.server = server
         self._started: Counter[tuple[str, str]] = Counter()
+        self.kept: dict[str, Table[Session]] = {}
+        """Running matches of players gone (``keep_games``), by the absent player's name."""
 
     def _dice(self, data: MatchData) -> Dice:
         if self.server.seed is None:
@@ -82,6 +84,30 @@ class Lobby:
         self.report(f"{data.names[0]} and {data.names[1]} are resuming their {kind}.", data.names)
         table.resume()
 
+    def disconnected(self, session: Session, reason: str) -> None:
+        """``session`` dropped (drop, timeout, kicked): its match is saved, or kept running (``keep_games``)."""
+        table = session.table
+        if table is None:
+            return
+        opponent = table.seats[1 - table.index(session)]
+        if not self.server.keep_games or opponent.name in self.kept:
+            self.interrupt(session, reason)  # nobody left at the table: save it
+            return
+        self.kept[session.name] = table
+        log.info("match %s - %s kept running without %s (%s)", *table.data.names, session.name, reason)
+
+    def take_kept_seat(self, session: Session) -> None:
+        """A player back from a drop sits down again at their kept match."""
+        table = self.kept.pop(session.name, None)
+        if table is None:
+            return
+        i = table.index_of_name(session.name)
+        old = table.seats[i]
+        old.table = None
+        table.seats = (session, table.seats[1]) if i == 0 else (table.seats[0], session)
+        session.table = table
+        log.info("%s is back at the match %s - %s", session.name, *table.data.names)
+
     def interrupt(self, session: Session, reason: str) -> None:
         """``session`` leaves its match (leave, logout, drop, timeout, shutdown): save it."""
         table = session.table
@@ -92,6 +118,7 @@ class Lobby:
         self.server.store.save_match(*data.names, data.to_json(), time.time())
         for seat in table.seats:
             seat.table = None
+            self.kept.pop(seat.name, None)
         if reason == "leave":
             session.send("** You terminated the game. The game was saved.")
             self.report(f"{session.name} has left the game with {opponent.name}.", data.names)
@@ -116,6 +143,7 @@ class Lobby:
         for seat in table.seats:
             store.update(seat.account)
             seat.table = None
+            self.kept.pop(seat.name, None)
         for seat in table.seats:
             self.server.who_changed(seat)
         log.info("match %s - %s finished %d-%d", *table.data.names, *table.data.score)

@@ -1,7 +1,9 @@
 """Everything before a user is logged in: banner, ``login:``, guest registration.
 
-A failed login gets another ``login: `` prompt, as on FIBS; an address with
-too many recent failures is disconnected. ``guest`` registers a name in
+A failed login gets another ``login: `` prompt, as on FIBS. An account
+locked after too many failures (from this address, or from everywhere) is
+refused without a look at the password, and the connection closed; so is a
+connection after ``max_attempts`` failed tries. ``guest`` registers a name in
 FIBS's telnet dialogue. A bare name at the prompt asks for the password
 (telnet-style login); the session after it speaks CLIP all the same.
 """
@@ -32,11 +34,11 @@ class Accounts(Protocol):
 
     def exists(self, name: str) -> bool: ...
 
-    def login_failed(self, host: str) -> bool:
-        """Count a failure; True if the address is now over its limit."""
+    def login_failed(self, name: str, host: str) -> bool:
+        """Count a failure; True if ``name`` is now locked for ``host``."""
         ...
 
-    def blocked(self, host: str) -> bool: ...
+    def login_locked(self, name: str, host: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -45,46 +47,57 @@ class LoggedIn:
     client: str | None
 
 
-async def login(conn: Connection, accounts: Accounts, lines: AsyncIterator[str]) -> LoggedIn | None:
+LOCKED = "** Too many failed logins. Please try again later."
+
+
+async def login(conn: Connection, accounts: Accounts, lines: AsyncIterator[str],
+                max_attempts: int) -> LoggedIn | None:
     """Run the login dialogue on ``lines``; None when the client leaves or is refused."""
     for line in BANNER:
         conn.send(line)
     conn.send(date_line())
     conn.prompt("login: ")
+    attempts = 0
     async for line in lines:
-        if accounts.blocked(conn.host):
-            return None
         words = line.split()
-        result: LoggedIn | None = None
-        if words[:1] == ["login"]:
-            result = await _clip_login(words, accounts)
-        elif words == ["guest"]:
-            await _guest(conn, accounts, lines)
-            return None
-        elif len(words) == 1 and NAME.fullmatch(words[0]):
-            password = await _ask_password(conn, lines)
-            account = await accounts.authenticate(words[0], password) if password else None
-            result = LoggedIn(account, None) if account else None
-        elif not words:
+        if not words:
             conn.prompt("login: ")
             continue
-        if result:
-            return result
-        if accounts.login_failed(conn.host):
+        if words == ["guest"]:
+            await _guest(conn, accounts, lines)
+            return None
+        credentials: tuple[str, str, str | None] | None = None
+        if words[0] == "login":
+            credentials = _clip_credentials(words)
+        elif len(words) == 1 and NAME.fullmatch(words[0]):
+            password = await _ask_password(conn, lines)
+            credentials = (words[0], password, None) if password else None
+        if credentials is not None:
+            name, password, client = credentials
+            if accounts.login_locked(name, conn.host):
+                conn.send(LOCKED)
+                return None
+            account = await accounts.authenticate(name, password)
+            if account:
+                return LoggedIn(account, client)
+            if accounts.login_failed(name, conn.host):
+                conn.send(LOCKED)
+                return None
+        attempts += 1
+        if attempts >= max_attempts:
             return None
         conn.prompt("login: ")
     return None
 
 
-async def _clip_login(words: list[str], accounts: Accounts) -> LoggedIn | None:
-    """``login <client> <clipver> <user> <password>``."""
+def _clip_credentials(words: list[str]) -> tuple[str, str, str | None] | None:
+    """(user, password, client) of ``login <client> <clipver> <user> <password>``."""
     if len(words) != 5:
         return None
     _, client, version, user, password = words
     if len(client) > 20 or not version.isdigit() or not NAME.fullmatch(user):
         return None
-    account = await accounts.authenticate(user, password)
-    return LoggedIn(account, client) if account else None
+    return user, password, client
 
 
 async def _ask_password(conn: Connection, lines: AsyncIterator[str]) -> str | None:

@@ -19,17 +19,20 @@ from pathlib import Path
 from types import TracebackType
 
 from bot.server.account import Account
-from bot.server.commands import dispatch
+from bot.server.commands import COMMANDS, dispatch
+from bot.server.guard import Gate
 from bot.server.lobby import Lobby
 from bot.server.login import LoggedIn, login
 from bot.server.passwords import DEFAULT_N, hash_password, verify_password
-from bot.server.session import Connection, IdleTimeout, Session
+from bot.server.session import Connection, IdleTimeout, Session, peer_host
 from bot.server.store import Store
 from bot.server.texts import MOTD
+from bot.server.wordings import Wordings
 
 log = logging.getLogger("bot.server")
 
 DEFAULT_PORT = 4321
+FULL = b"** Sorry, too many connections. Please try again later.\r\n"
 LOGOUT_TEXT = {
     "logout": "{0} logs out.",
     "drop": "{0} drops connection.",
@@ -46,27 +49,72 @@ class FibsServer:
     every running match. ``seed`` makes the dice reproducible (None: the OS's
     secure source). ``auto_register`` creates an account at the first CLIP
     login of an unknown name.
+
+    Limits (each also a ``fibsbot server`` flag):
+
+    - ``idle_timeout_s``: a logged-in user who sends no complete, non-blank
+      line for this long is cut (``Connection timed out.``; a running match
+      is saved). ``login_timeout_s``: the same before login, shorter, as FIBS
+      closes an idle login prompt. None: no limit.
+    - ``max_connections``, ``max_connections_per_host``: connections beyond
+      either cap get one line (``** Sorry, too many connections...``) and are
+      closed. None: no cap.
+    - ``max_login_failures``: failed logins to one account from one address
+      within ``login_window_s`` before that address is locked out of that
+      account; ``max_account_failures``: the same from all addresses
+      together, before the account is locked for everyone. Also the failed
+      tries one connection gets before it is closed. A locked login gets
+      ``** Too many failed logins. Please try again later.`` and is closed.
+
+    Misbehaviour on purpose, so a client's tests can script what other
+    servers do (all off by default):
+
+    - ``forget_saved``: start without saved matches (every saved match in
+      the file is deleted at ``start()``), as a server that lost them.
+    - ``keep_games``: a player who drops (or times out, or is kicked by a
+      second login) leaves the match running instead of saved: the opponent
+      sees the logout line but no ``The game was saved.``, can still type
+      (``leave`` saves as usual), and the player's next login takes the seat
+      back silently (``board`` shows where the game stands). If both players
+      are gone, the match is saved.
+    - ``unanswered``: command names (full names: ``board``, ``roll``, ``move``,
+      ``rawwho``...) that are swallowed: no reply and no effect.
+    - ``wordings``: names from :mod:`bot.server.wordings` (e.g. ``jibs``,
+      ``move-no-blank``, ``bare-lf``, ``left-terminated``): those lines are
+      said the way that server says them.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, db_path: str | Path = "fibs.db",
                  seed: int | None = None, auto_register: bool = False, motd: str = MOTD,
-                 idle_timeout_s: float | None = 3600.0, max_line: int = 2048, max_output: int = 1 << 20,
-                 max_login_failures: int = 10, login_window_s: float = 600.0, scrypt_n: int = DEFAULT_N) -> None:
+                 idle_timeout_s: float | None = 3600.0, login_timeout_s: float | None = 60.0,
+                 max_line: int = 2048, max_output: int = 1 << 20,
+                 max_connections: int | None = 1000, max_connections_per_host: int | None = 100,
+                 max_login_failures: int = 10, max_account_failures: int = 50, login_window_s: float = 600.0,
+                 scrypt_n: int = DEFAULT_N, forget_saved: bool = False, keep_games: bool = False,
+                 unanswered: Iterable[str] = (), wordings: Iterable[str] = ()) -> None:
         self.host = host
         self._port = port
         self.seed = seed
         self.auto_register = auto_register
         self.motd = motd.split("\n") if motd else []
         self.idle_timeout_s = idle_timeout_s or None
+        self.login_timeout_s = login_timeout_s or None
         self.max_line = max_line
         self.max_output = max_output
         self.max_login_failures = max_login_failures
-        self.login_window_s = login_window_s
+        self.gate = Gate(max_connections=max_connections, max_per_host=max_connections_per_host,
+                         max_failures=max_login_failures, max_account_failures=max_account_failures,
+                         window_s=login_window_s)
         self.scrypt_n = scrypt_n
+        self.forget_saved = forget_saved
+        self.keep_games = keep_games
+        self.unanswered = frozenset(unanswered)
+        if unknown := sorted(self.unanswered - COMMANDS.keys()):
+            raise ValueError(f"unknown command(s) to leave unanswered: {', '.join(unknown)}")
+        self.wordings = Wordings.named(wordings)
         self.store = Store(db_path)
         self.sessions: dict[str, Session] = {}
         self.lobby = Lobby(self)
-        self._failures: dict[str, list[float]] = {}
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._connections: set[Connection] = set()
@@ -76,6 +124,8 @@ class FibsServer:
     # -- lifecycle --
 
     async def start(self) -> None:
+        if self.forget_saved:
+            log.info("forgot %d saved matches", self.store.forget_saved_matches())
         self._server = await asyncio.start_server(self._client, self.host, self._port)
         log.info("listening on %s:%d", self.host, self.port)
 
@@ -136,7 +186,6 @@ class FibsServer:
             return await self.register(name, password) if self.auto_register and len(password) >= 4 else None
         # scrypt releases the GIL: other sessions go on while it works
         if not await asyncio.to_thread(verify_password, password, stored):
-            log.info("failed login for %s", name)
             return None
         return self.store.account(name)
 
@@ -147,19 +196,13 @@ class FibsServer:
         log.info("new account %s", name)
         return self.store.create(name, hashed)
 
-    def _recent_failures(self, host: str) -> list[float]:
-        cutoff = time.monotonic() - self.login_window_s
-        recent = [t for t in self._failures.get(host, []) if t > cutoff]
-        self._failures[host] = recent
-        return recent
+    def login_locked(self, name: str, host: str) -> bool:
+        return self.gate.locked(name, host)
 
-    def blocked(self, host: str) -> bool:
-        return len(self._recent_failures(host)) >= self.max_login_failures
-
-    def login_failed(self, host: str) -> bool:
-        self._recent_failures(host).append(time.monotonic())
-        if self.blocked(host):
-            log.warning("too many failed logins from %s", host)
+    def login_failed(self, name: str, host: str) -> bool:
+        log.info("failed login for %s from %s", name, host)
+        if self.gate.failed(name, host):
+            log.warning("too many failed logins for %s (from %s)", name, host)
             return True
         return False
 
@@ -195,19 +238,26 @@ class FibsServer:
     # -- connections --
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        host = peer_host(writer)
+        if self._closed.is_set() or not self.gate.admit(host):
+            writer.write(FULL)
+            writer.close()  # no task, no Connection: a flood costs a socket for a moment
+            return
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
         conn = Connection(reader, writer, max_line=self.max_line, max_output=self.max_output,
-                          idle_timeout_s=self.idle_timeout_s)
+                          idle_timeout_s=self.login_timeout_s, wordings=self.wordings)
         self._connections.add(conn)
         session: Session | None = None
         reason = "drop"
         try:
             lines = conn.lines()
-            result = await login(conn, self, lines)
+            result = await login(conn, self, lines, self.max_login_failures)
             if result is None or self._closed.is_set():
                 return
+            conn.idle_timeout_s = self.idle_timeout_s
+            conn.restart_idle_timer()
             session = self._enter(result, conn)
             async for line in lines:
                 session.last_active = time.time()
@@ -228,11 +278,11 @@ class FibsServer:
             log.exception("connection from %s failed", conn.host)
         finally:
             if session is not None and not session.gone:
-                if session.table is not None:
-                    self.lobby.interrupt(session, reason)
+                self.lobby.disconnected(session, reason)
                 self.logout(session, reason)
             conn.close()
             self._connections.discard(conn)
+            self.gate.release(host)
             self._tasks.discard(task)
 
     def _enter(self, result: LoggedIn, conn: Connection) -> Session:
@@ -241,12 +291,12 @@ class FibsServer:
         old = self.sessions.get(account.name)
         if old is not None:
             conn.send("** Warning: You are already logged in.")
-            if old.table is not None:
-                self.lobby.interrupt(old, "drop")
+            self.lobby.disconnected(old, "drop")
             self.logout(old, "kicked")
             old.conn.close()
             account = self.store.account(account.name) or account  # what the old session saved
         session = Session(account, conn, result.client)
+        self.lobby.take_kept_seat(session)
         previous = (account.last_login or session.login_time, account.last_host or conn.host)
         account.last_login, account.last_host = session.login_time, conn.host
         self.store.update(account)

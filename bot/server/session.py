@@ -3,6 +3,10 @@
 Output never waits for a client: lines go into the transport's buffer, and a
 client that lets more than ``max_output`` bytes pile up unread is cut off
 (so one slow reader cannot stall the match it plays or anyone else).
+
+The idle limit counts from the last complete, non-blank line, not the last
+byte: a client trickling a byte a second, or sending only telnet noise or
+empty lines, is idle all the same.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from bot.server.account import Account
 from bot.server.lines import LineReader
+from bot.server.wordings import Wordings
 
 if TYPE_CHECKING:
     from bot.server.table import Listener, Table
@@ -26,20 +31,28 @@ IAC_WONT_ECHO = b"\xff\xfc\x01"
 
 
 class IdleTimeout(Exception):
-    """The client sent nothing for the idle limit."""
+    """The client sent no complete line for the idle limit."""
+
+
+def peer_host(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) else "localhost"
 
 
 class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
-                 max_line: int, max_output: int, idle_timeout_s: float | None) -> None:
+                 max_line: int, max_output: int, idle_timeout_s: float | None,
+                 wordings: Wordings | None = None) -> None:
         self._reader = reader
         self._writer = writer
         self._lines = LineReader(max_line)
         self._max_output = max_output
-        self._idle_timeout_s = idle_timeout_s
-        peer = writer.get_extra_info("peername")
-        self.host = str(peer[0]) if isinstance(peer, tuple) else "localhost"
+        self.idle_timeout_s = idle_timeout_s
+        """The idle limit now (shorter before login); None: no limit."""
+        self._wordings = wordings or Wordings()
+        self.host = peer_host(writer)
         self.closed = False
+        self._last_line = asyncio.get_running_loop().time()
 
     def write(self, data: bytes) -> None:
         if self.closed:
@@ -54,22 +67,31 @@ class Connection:
 
     def send(self, line: str) -> None:
         """One line, CR LF terminated (text is ASCII by construction; anything else becomes '?')."""
-        self.write(line.encode("ascii", "replace") + b"\r\n")
+        self.write(self._wordings.encode(line))
 
     def prompt(self, text: str) -> None:
         """An unterminated prompt such as ``login: ``."""
         self.write(text.encode("ascii"))
 
+    def restart_idle_timer(self) -> None:
+        self._last_line = asyncio.get_running_loop().time()
+
     async def lines(self) -> AsyncIterator[str]:
         """Received lines until the client closes; IdleTimeout after the idle limit."""
+        loop = asyncio.get_running_loop()
         while not self.closed:
+            timeout = None
+            if self.idle_timeout_s is not None:
+                timeout = max(0.0, self._last_line + self.idle_timeout_s - loop.time())
             try:
-                data = await asyncio.wait_for(self._reader.read(4096), self._idle_timeout_s)
+                data = await asyncio.wait_for(self._reader.read(4096), timeout)
             except asyncio.TimeoutError:
                 raise IdleTimeout from None
             if not data:
                 return
             for line in self._lines.feed(data):
+                if line.strip():
+                    self._last_line = loop.time()
                 yield line
 
     async def drain(self) -> None:

@@ -2,12 +2,15 @@
 
 One connection, used from the event loop thread only; every write commits at
 once (the file is small and writes are rare), so a crash loses nothing that
-was acknowledged.
+was acknowledged. A new file is created readable by its owner only (0600:
+it holds password hashes and private messages); SQLite gives its -wal and
+-shm files the same mode.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -34,6 +37,10 @@ def _pair(a: str, b: str) -> tuple[str, str]:
 
 class Store:
     def __init__(self, path: str | Path) -> None:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass  # an operator's existing file keeps the mode they gave it
         self._db = sqlite3.connect(str(path), isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
@@ -98,6 +105,10 @@ class Store:
     def saved_match(self, a: str, b: str) -> str | None:
         row = self._db.execute("SELECT data FROM saved WHERE first = ? AND second = ?", _pair(a, b)).fetchone()
         return None if row is None else str(row[0])
+
+    def forget_saved_matches(self) -> int:
+        """Delete every saved match (a server that restarts without them); how many there were."""
+        return int(self._db.execute("DELETE FROM saved").rowcount)
 
     def delete_match(self, a: str, b: str) -> None:
         self._db.execute("DELETE FROM saved WHERE first = ? AND second = ?", _pair(a, b))

@@ -78,6 +78,9 @@ class Table(Generic[S]):
     def index(self, seat: Listener) -> int:
         return 0 if self.seats[0] is seat else 1
 
+    def index_of_name(self, name: str) -> int:
+        return self.data.names.index(name)
+
     def name(self, i: int) -> str:
         return self.data.names[i]
 

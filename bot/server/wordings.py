@@ -1,0 +1,69 @@
+"""Other servers' wordings, on purpose: so tests can script what a client meets off FIBS.
+
+Each wording rewrites one kind of line the way another server (or FIBS on
+a bad day) says it, as clip-spec.md records; ``jibs`` names all of JIBS's
+at once. The server speaks FIBS unless told otherwise (``wordings=`` /
+``fibsbot server --wording NAME``).
+
+>>> w = Wordings.named(["jibs"])
+>>> w.encode("alice moves 24-18 13-11 ."), w.encode("6"), w.encode("board:You:bob:3")
+(b'alice moves 24-18 13-11.\\n', b'6 \\n', b'board:You:bob:3\\n')
+>>> Wordings.named(["left-terminated"]).encode("** Player bob has left the game. The game was saved.")
+b'** Player bob terminated the game. The game was saved.\\r\\n'
+>>> Wordings.named(["nonsense"])
+Traceback (most recent call last):
+...
+ValueError: unknown wording 'nonsense' (known: bare-lf, blank-lines, jibs, left-short, left-terminated, match-end-no-blank, move-no-blank, padded-report, who-end-blank)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+REWRITES: dict[str, tuple[re.Pattern[str], str]] = {
+    # JIBS omits the blank before the final period of a move line
+    "move-no-blank": (re.compile(r"(\S+ moves(?: \S+)*) \."), r"\1."),
+    # JIBS prints the match end without the blank before the period
+    "match-end-no-blank": (re.compile(r"(\S+ wins the \d+ point match \d+-\d+) \."), r"\1."),
+    # JIBS pads the end of the who list: "6 "
+    "who-end-blank": (re.compile(r"6"), "6 "),
+    # Gibbon's variants of the opponent's leave
+    "left-terminated": (re.compile(r"\*\* Player (\S+) has left the game\. (The game was saved\.)"),
+                        r"** Player \1 terminated the game. \2"),
+    "left-short": (re.compile(r"\*\* Player (\S+) has left the game\. (The game was saved\.)"),
+                   r"** \1 terminated the game. \2"),
+    # FIBS pads some report lines with blanks
+    "padded-report": (re.compile(r"(\S+ wins a \d+ point match against .*)"), r"\1   "),
+}
+ENDINGS = {
+    "bare-lf": b"\n",  # JIBS ends lines with LF alone
+    "blank-lines": b"\r\n\r\n",  # the 2020 FIBS capture has empty lines between messages
+}
+PRESETS = {"jibs": ("move-no-blank", "match-end-no-blank", "who-end-blank", "bare-lf")}
+
+
+class Wordings:
+    """The rewrites chosen for one server; ``encode`` turns a line into the bytes sent."""
+
+    def __init__(self, rewrites: Iterable[tuple[re.Pattern[str], str]] = (), ending: bytes = b"\r\n") -> None:
+        self.rewrites = tuple(rewrites)
+        self.ending = ending
+
+    @classmethod
+    def named(cls, names: Iterable[str]) -> Wordings:
+        """From wording and preset names; ValueError for an unknown one."""
+        chosen: list[str] = []
+        for name in names:
+            if name not in REWRITES and name not in ENDINGS and name not in PRESETS:
+                known = ", ".join(sorted([*REWRITES, *ENDINGS, *PRESETS]))
+                raise ValueError(f"unknown wording {name!r} (known: {known})")
+            chosen.extend(PRESETS.get(name, (name,)))
+        endings = [ENDINGS[n] for n in chosen if n in ENDINGS]
+        return cls((REWRITES[n] for n in chosen if n in REWRITES), endings[-1] if endings else b"\r\n")
+
+    def encode(self, line: str) -> bytes:
+        for pattern, replacement in self.rewrites:
+            if match := pattern.fullmatch(line):
+                line = match.expand(replacement)
+        return line.encode("ascii", "replace") + self.ending
