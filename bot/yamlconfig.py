@@ -3,7 +3,9 @@ are errors, and every error names the file and the key."""
 
 from __future__ import annotations
 
+import importlib.resources
 import os
+from pathlib import Path
 from typing import Annotated, Any, Self, TypeVar
 
 import yaml
@@ -14,6 +16,15 @@ from engine.levels import level as _level
 
 class ConfigError(ValueError):
     """A config file that cannot be used; the message names the file and key."""
+
+
+def shipped_config(name: str) -> Path:
+    """A default config shipped with the package (the checkout's ``config/`` folder).
+
+    >>> shipped_config("bot.yaml").name
+    'bot.yaml'
+    """
+    return Path(str(importlib.resources.files("bot.defaults") / name))
 
 
 def _level_name(value: str) -> str:
@@ -59,6 +70,9 @@ def load_yaml(path: str | os.PathLike[str], model: type[Model]) -> Model:
             data = yaml.safe_load(f)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        raise ConfigError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror}") from None
     if data is None:

@@ -35,6 +35,8 @@ ffi.set_source(
     "engine._core",
     '#include "api.h"',
     sources=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.c"))],
+    # the headers: a change rebuilds, and the sdist carries them (setuptools adds depends)
+    depends=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.h"))],
     include_dirs=[str(CSRC.relative_to(ROOT))],
     extra_compile_args=_compile_args(),
     extra_link_args=["-pthread"] + (["-fsanitize=address,undefined"] if os.environ.get("FIBSBOT_SANITIZE") == "1" else []),

@@ -5,9 +5,8 @@ silently replaced by another folder):
 
 1. the ``data_dir`` argument (a folder holding the files);
 2. the folder named by the environment variable ``FIBSBOT_DATA``;
-3. the ``data/`` folder of the installed ``gnubg`` package (found with
-   ``importlib.util.find_spec``, without importing it);
-4. Debian's gnubg-data folders ``/usr/share/gnubg`` and ``/usr/lib/gnubg``.
+3. the files shipped inside this package (``engine/gnubg_data``: gnubg's
+   published weights, bearoff databases and MET, GPL like the project).
 
 Weights: the binary ``gnubg.wd`` is preferred to the text ``gnubg.weights``
 (both load to identical nets). A missing file raises
@@ -20,7 +19,7 @@ True
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.resources
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,6 @@ WEIGHTS_NAMES = ("gnubg.wd", "gnubg.weights")
 BEAROFF_OS_NAME = "gnubg_os0.bd"
 BEAROFF_TS_NAME = "gnubg_ts0.bd"
 MET_NAME = "met/Kazaross-XG2.xml"
-DEBIAN_DIRS = (Path("/usr/share/gnubg"), Path("/usr/lib/gnubg"))
 
 
 @dataclass(frozen=True)
@@ -45,19 +43,9 @@ class DataFiles:
     met: Path | None  # None when the folder has no MET (0-ply evaluation does not need it)
 
 
-def gnubg_package_data_dir() -> Path | None:
-    """The ``data/`` folder of the installed ``gnubg`` package, if any (not imported)."""
-    try:
-        spec = importlib.util.find_spec("gnubg")
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    for location in spec.submodule_search_locations or ():
-        folder = Path(location) / "data"
-        if folder.is_dir():
-            return folder
-    return None
+def packaged_data_dir() -> Path:
+    """The data folder shipped inside the ``engine`` package."""
+    return Path(str(importlib.resources.files("engine") / "gnubg_data"))
 
 
 def search_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -67,12 +55,7 @@ def search_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
     env = os.environ.get(ENV_VAR)
     if env:
         return [Path(env)]
-    dirs: list[Path] = []
-    package = gnubg_package_data_dir()
-    if package is not None:
-        dirs.append(package)
-    dirs.extend(DEBIAN_DIRS)
-    return dirs
+    return [packaged_data_dir()]
 
 
 def _where(dirs: list[Path]) -> str:

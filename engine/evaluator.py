@@ -31,6 +31,7 @@ import numpy as np
 from engine import data
 from engine._core import ffi, lib
 from engine.errors import DataFileError
+from engine.met import MatchEquityTable, default_met, met_at
 from engine.position import Position
 
 _F32 = np.float32
@@ -170,6 +171,11 @@ class Engine:
                 raise MemoryError("cannot allocate the position cache")
             self._cache = ffi.gc(cache, lib.bg_cache_free)
         self._local = threading.local()
+
+    @property
+    def met(self) -> MatchEquityTable:
+        """The match equity table of the data folder (a folder without one: the default table)."""
+        return met_at(str(self.files.met)) if self.files.met is not None else default_met()
 
     @property
     def kernel(self) -> str:

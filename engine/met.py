@@ -245,6 +245,11 @@ def load_met(path: str | os.PathLike[str] | None = None) -> MatchEquityTable:
 
 
 @functools.lru_cache(maxsize=None)
+def met_at(path: str) -> MatchEquityTable:
+    """The table in ``path``, loaded once per process (C cube code keeps pointers into it)."""
+    return load_met(path)
+
+
 def default_met() -> MatchEquityTable:
-    """The default table (Kazaross-XG2), loaded once."""
-    return load_met()
+    """The default table (Kazaross-XG2 from the data folder), loaded once."""
+    return met_at(str(default_met_path()))

@@ -229,7 +229,7 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
     settings = lv.checker
     match, mover = _mover(match)
     d1, d2 = dice
-    ci = cube_info(match, mover)
+    ci = cube_info(match, mover, met=engine.met)
     cs = _settings_for_call(settings, threads)
     moves, results, eq, eq2, probs, plies = _move_buffers()
     limit = max(1, min(int(max_candidates), _MAX_MOVES))
@@ -262,7 +262,7 @@ def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
     lv = resolve_level(level)
     settings = lv.cube
     match, mover = _mover(match)
-    ci = cube_info(match, mover)
+    ci = cube_info(match, mover, met=engine.met)
     probs = ffi.new("float[5]")
     equity = ffi.new("float[2]")
     _check(lib.bg_evaluate_nply(engine._ctx, engine._cache, _flat(position),
@@ -281,7 +281,7 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
     lv = resolve_level(level)
     settings = lv.cube
     match, mover = _mover(match)
-    ci = cube_info(match, mover, beavers=beavers)
+    ci = cube_info(match, mover, beavers=beavers, met=engine.met)
     out = ffi.new("float[4]")
     probs = ffi.new("float[5]")
     pre = ffi.new("float[5]")

@@ -1,8 +1,10 @@
 """Data files: where they are found, and missing / truncated / corrupted files
 giving DataFileError naming the file (never a crash or silently wrong numbers)."""
 
+import importlib.util
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -10,10 +12,22 @@ from engine import data
 from engine._core import ffi, lib
 from engine.errors import DataFileError
 from engine.evaluator import Engine
+from engine.match import MatchState
 from engine.position import Position
 
 SOURCE = data.locate()
-PACKAGE_DIR = data.gnubg_package_data_dir()
+
+
+def gnubg_package_data_dir() -> Path | None:
+    """The gnubg package's data folder (the test oracle; it also has the text weights)."""
+    spec = importlib.util.find_spec("gnubg")
+    for location in (spec.submodule_search_locations or ()) if spec else ():
+        if (Path(location) / "data").is_dir():
+            return Path(location) / "data"
+    return None
+
+
+PACKAGE_DIR = gnubg_package_data_dir()
 NAMES = {"wd": "gnubg.wd", "weights": "gnubg.weights", "os": "gnubg_os0.bd", "ts": "gnubg_ts0.bd"}
 
 
@@ -117,14 +131,28 @@ class TestCorruptFiles:
 
 
 class TestLocate:
-    def test_default_finds_the_gnubg_package(self, monkeypatch):
+    def test_default_is_the_data_shipped_in_the_package(self, monkeypatch):
         monkeypatch.delenv(data.ENV_VAR, raising=False)
         files = data.locate()
+        assert files.weights.parent == data.packaged_data_dir()
         assert files.weights.name in data.WEIGHTS_NAMES
         assert files.bearoff_os.name == "gnubg_os0.bd" and files.bearoff_ts.name == "gnubg_ts0.bd"
-        if PACKAGE_DIR is not None:
-            assert files.weights.parent == PACKAGE_DIR
-            assert files.met is not None and data.find_met() == files.met
+        assert files.met is not None and data.find_met() == files.met
+
+    @pytest.mark.skipif(PACKAGE_DIR is None, reason="gnubg package data not installed")
+    def test_shipped_files_equal_gnubgs_published_files(self):
+        shipped = data.packaged_data_dir()
+        for name in ("gnubg.wd", "gnubg_os0.bd", "gnubg_ts0.bd", "met/Kazaross-XG2.xml"):
+            assert (shipped / name).read_bytes() == (PACKAGE_DIR / name).read_bytes(), name
+
+    def test_engine_uses_the_met_of_its_data_dir(self, tmp_path):
+        folder = tmp_path / "data"
+        shutil.copytree(data.packaged_data_dir(), folder)
+        met_file = folder / data.MET_NAME
+        assert Engine(folder).met.path == str(met_file)
+        met_file.write_text("not xml")
+        with pytest.raises(DataFileError, match="Kazaross-XG2.xml"):
+            Engine(folder).cube_decision(Position.initial(), MatchState(length=5))
 
     def test_explicit_and_environment_folders_win(self, tmp_path, monkeypatch):
         if PACKAGE_DIR is None:

@@ -30,8 +30,9 @@ from rich.console import Console
 from bot.tournament import config as tconfig
 from bot.tournament.executors import LocalExecutor
 from bot.tournament.runner import run
+from bot.yamlconfig import shipped_config
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "expert-vs-beginner.yaml"
+DEFAULT_CONFIG = shipped_config("expert-vs-beginner.yaml")
 _STAT = Path("/proc/stat")
 
 

@@ -9,6 +9,7 @@ order; each depends only on its MatchSpec.
 from __future__ import annotations
 
 import importlib
+import logging
 import multiprocessing
 import os
 import signal
@@ -27,6 +28,8 @@ from engine.records import sgf
 from bot.tournament.config import TournamentConfig
 from bot.tournament.play import THREADS, Table, play_match, summarise
 from bot.tournament.schedule import MatchSpec
+
+log = logging.getLogger(__name__)
 
 Outcome = tuple[dict[str, Any], str]  # (result line, .sgf text)
 _ANALYSED = ("chequer_error", "unforced_moves", "cube_error", "close_cube_decisions")  # kept per player
@@ -196,7 +199,15 @@ def _dask_task(config: TournamentConfig, spec: MatchSpec) -> Outcome:
 
 class DaskExecutor:
     """Matches as tasks on an existing cluster (``fibsbot[cluster]``); its workers
-    need fibsbot installed."""
+    need fibsbot installed.
+
+    A future is released as soon as its result has been taken (and saved by the
+    runner), so a worker lost later does not make the cluster recompute finished
+    matches. A cluster without workers for ``no_workers_warn_s`` is logged.
+    """
+
+    no_workers_warn_s = 60.0
+    check_workers_s = 10.0
 
     def __init__(self, scheduler: str) -> None:
         try:
@@ -206,21 +217,48 @@ class DaskExecutor:
             raise RuntimeError("the dask executor needs Dask's distributed package: "
                                "pip install 'fibsbot[cluster]'") from None
         self._client = self._dask.Client(scheduler)
-        self._futures: list[Any] = []
+        self._futures: set[Any] = set()
+        self.warnings: list[str] = []
 
     def run(self, config: TournamentConfig, specs: Sequence[MatchSpec]) -> Iterator[Outcome]:
-        self._futures = [self._client.submit(_dask_task, config, spec, pure=False) for spec in specs]
+        self._futures = {self._client.submit(_dask_task, config, spec, pure=False) for spec in specs}
         return self._results()
 
     def _results(self) -> Iterator[Outcome]:
+        done = threading.Event()
+        watcher = threading.Thread(target=self._watch_workers, args=(done,), daemon=True, name="dask workers")
+        watcher.start()
         try:
-            for future in self._dask.as_completed(self._futures):
-                yield future.result()
+            for future in self._dask.as_completed(list(self._futures)):
+                outcome = future.result()
+                yield outcome  # the runner saves it before asking for the next
+                self._futures.discard(future)
+                future.release()
         finally:
+            done.set()
             self.stop()
             self._client.close()
 
+    def _watch_workers(self, done: threading.Event) -> None:
+        empty_since: float | None = None
+        while not done.wait(self.check_workers_s):
+            try:
+                workers = len(self._client.scheduler_info().get("workers", {}))
+            except Exception as exc:  # a scheduler that went away: the results loop reports it
+                log.debug("cannot ask the scheduler for its workers: %s", exc)
+                continue
+            now = time.monotonic()
+            if workers:
+                empty_since = None
+            elif empty_since is None:
+                empty_since = now
+            elif now - empty_since >= self.no_workers_warn_s:
+                message = f"the Dask cluster has had no workers for {now - empty_since:.0f} s; matches wait"
+                log.warning(message)
+                self.warnings.append(message)
+                empty_since = now  # again after another period
+
     def stop(self) -> None:
         if self._futures:
-            self._client.cancel(self._futures)
-            self._futures = []
+            self._client.cancel(list(self._futures))
+            self._futures = set()

@@ -10,6 +10,7 @@ match results (money: game results), relative to the anchor player.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -29,6 +30,7 @@ from bot.tournament.config import TournamentConfig
 Result = Mapping[str, Any]
 REPORT_JSON = "report.json"
 RATINGS_PNG = "ratings.png"
+PLOT_HINT = "no ratings.png: the plot needs matplotlib (pip install 'fibsbot[plot]')"
 
 
 def _units(config: TournamentConfig, results: Iterable[Result]) -> dict[str, dict[tuple[Any, ...], list[float]]]:
@@ -263,11 +265,16 @@ def plot(report: Mapping[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def can_plot() -> bool:
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def write(report: Mapping[str, Any], folder: Path) -> list[Path]:
-    """report.json, and ratings.png when there are ratings; returns the files written."""
+    """report.json, and ratings.png when there are ratings and matplotlib is installed
+    (:data:`PLOT_HINT` says how to get it); returns the files written."""
     written = [folder / REPORT_JSON]
     atomic_write(written[0], json.dumps(report, indent=2, sort_keys=True) + "\n")
-    if report.get("ratings"):
+    if report.get("ratings") and can_plot():
         plot(report, folder / RATINGS_PNG)
         written.append(folder / RATINGS_PNG)
     return written
