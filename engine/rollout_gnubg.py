@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.bench import captured
 from engine.levels import EvalSettings
+from engine.position import Move
 from engine.rollout import RolloutJob, RolloutSettings, _pair
 
 _READY: list[Any] = []
@@ -127,10 +128,13 @@ def rollout(job: RolloutJob) -> list[GnubgResult]:
     elif job.candidates == "cube":
         action = "analyse rollout cube"
     else:
-        hint = command("hint 1000")
-        index = {m.strip(): int(i) for i, m in _HINT.findall(hint)}
+        hint = command("hint 1000").replace("\r", "\n")
+        # gnubg's notation may differ from ours ("13/1*(2)"): match by the resulting position
+        pos = job.position
+        index = {pos.play(Move.parse(m)): int(i) for i, m in _HINT.findall(hint)}
         try:
-            action = "analyse rollout move " + " ".join(str(index[m]) for m in job.candidates)
+            action = "analyse rollout move " + " ".join(
+                str(index[pos.play(Move.parse(m))]) for m in job.candidates)
         except KeyError as exc:
             raise RuntimeError(f"gnubg's hint list has no play {exc}:\n{hint}") from None
     _empty_cache()

@@ -1,0 +1,163 @@
+"""Rollout parity with the `gnubg` package: ``python -m engine.rollout_parity``.
+
+Draws held-out cases from a seed (positions reached by seeded 0-ply self-play:
+contact, race, bear-off, a chequer on the bar; rollouts of the position, of
+the best plays of a roll and of the cube decision; money and 5-point match
+scores; truncated or not; variance reduction on and off), rolls each out
+with our engine and with gnubg (same settings and seed, one thread, emptied
+cache) and prints, per case, the largest difference in units of the combined
+standard error. The bar: every equity and probability within 3 combined
+standard errors, and within 1e-6 (gnubg prints 6 digits) without variance
+reduction, where both play the same games with the same evaluator.
+
+The probabilities are printed beside them but are not the bar: where every
+play has the same equity (gammons that cannot matter at the score), the
+play is decided by the last bits of the evaluation, and ours may pick
+another of the equal plays (a different gammon rate, the same equities).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.evaluator import Engine, PositionClass
+from engine.match import MatchState
+from engine.position import Position
+from engine.rollout import RolloutJob, RolloutResult, RolloutSettings, run
+from engine import rollout_gnubg
+
+EXACT = 1e-6  # gnubg prints 6 decimals: a value rounds to within 5e-7, plus float noise
+SIGMAS = 3.0
+KINDS = ("contact", "race", "bearoff", "bar")
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The worst value of a case: its difference, the combined SE, and whether it passes."""
+
+    diff: float
+    se: float
+    exact: bool
+
+    @property
+    def ok(self) -> bool:
+        if self.exact:
+            return self.diff <= EXACT
+        return self.diff <= SIGMAS * self.se + EXACT
+
+    @property
+    def used(self) -> float:
+        """The share of the allowance the difference uses (over 1: fails)."""
+        return self.diff / (EXACT if self.exact else SIGMAS * self.se + EXACT)
+
+
+def sample_positions(engine: Engine, seed: int) -> dict[str, list[Position]]:
+    """Positions before the roll from seeded 0-ply self-play, by kind."""
+    rng = random.Random(seed)
+    found: dict[str, list[Position]] = {k: [] for k in KINDS}
+    for _ in range(6):
+        pos = Position.initial()
+        while pos.winner() is None:
+            cls = engine.classify(pos)
+            kind = ("bar" if pos.board[1][24] and cls >= PositionClass.CRASHED else
+                    "contact" if cls >= PositionClass.CRASHED else
+                    "race" if cls == PositionClass.RACE else "bearoff")
+            found[kind].append(pos)
+            d = (rng.randint(1, 6), rng.randint(1, 6))
+            pos = pos.play(engine.best_move(pos, d).move).swap()
+    return found
+
+
+def make_cases(engine: Engine, seed: int, count: int, trials: int) -> list[tuple[str, RolloutJob]]:
+    """``count`` cases cycling through kinds of position, rollout and setting."""
+    rng = random.Random(seed)
+    positions = sample_positions(engine, seed)
+    cases: list[tuple[str, RolloutJob]] = []
+    variants = [("position", False, None, True), ("plays", True, None, True), ("cube", False, None, True),
+                ("position", True, 4, True), ("plays", False, None, False), ("cube", True, None, True)]
+    i = 0
+    while len(cases) < count and i < 20 * count:
+        kind = KINDS[i % len(KINDS)]
+        what, vr, truncate, cubeful = variants[(i // len(KINDS)) % len(variants)]
+        i += 1
+        if not positions[kind]:
+            continue
+        pos = rng.choice(positions[kind])
+        match = (MatchState(length=5, score=(rng.randint(0, 4), rng.randint(0, 4)), on_roll=1, turn=1)
+                 if rng.random() < 0.5 else MatchState(length=0, jacoby=True, on_roll=1, turn=1))
+        settings = RolloutSettings(trials=trials, seed=rng.randint(0, 2**31 - 1), variance_reduction=vr,
+                                   truncate=truncate, cubeful=cubeful)
+        candidates: object = None
+        if what == "plays":
+            d = (rng.randint(1, 6), rng.randint(1, 6))
+            match = match.with_(dice=(max(d), min(d)))
+            ranked = engine.best_move(pos, d, match).candidates
+            if len(ranked) < 2:
+                continue
+            candidates = [c.move for c in ranked[:3]]
+        elif what == "cube":
+            candidates = "cube"
+        try:
+            job = RolloutJob.of(pos, match, candidates, settings)  # type: ignore[arg-type]
+        except ValueError:
+            continue  # the cube is not available here
+        name = (f"{kind} {what} {'match ' + str(match.score) if match.length else 'money'}"
+                f"{' VR' if vr else ' noVR'}{f' trunc{truncate}' if truncate else ''}"
+                f"{'' if cubeful or what == 'cube' else ' cubeless'}")
+        cases.append((name, job))
+    return cases
+
+
+def compare(ours: RolloutResult, theirs: Sequence[rollout_gnubg.GnubgResult], exact: bool,
+            equities: bool = True) -> Agreement:
+    """The worst agreement (the value using most of its allowance) over the
+    equities (cubeless and cubeful) or the five probabilities of every candidate."""
+    found = [Agreement(0.0, 0.0, exact)]
+    for mine, g in zip(ours.candidates, theirs):
+        if equities:
+            values, errors = [mine.equity], [mine.stderr_equity]
+            if mine.cubeful_equity is not None and mine.stderr_cubeful_equity is not None:
+                values.append(mine.cubeful_equity)
+                errors.append(mine.stderr_cubeful_equity)
+            pairs = zip(values, errors, g.means[5:], g.errors[5:])
+        else:
+            pairs = zip(mine.probabilities, mine.stderr_probabilities, g.means[:5], g.errors[:5])
+        for v, e, gv, ge in pairs:
+            found.append(Agreement(abs(v - gv), math.hypot(e, ge), exact))
+    failing = [a for a in found if not a.ok]
+    return max(failing or found, key=lambda a: a.used)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m engine.rollout_parity", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=24)
+    ap.add_argument("--seed", type=int, default=20261126)
+    ap.add_argument("--trials", type=int, default=72)
+    args = ap.parse_args(argv)
+    engine = Engine()
+    cases = make_cases(engine, args.seed, args.cases, args.trials)
+    failed = prob_failed = 0
+    print(f"{'case':46} {'equities: max |diff|':>20} {'comb. SE':>9} {'used':>5}  "
+          f"{'probabilities: |diff|':>21} {'used':>5}")
+    for name, job in cases:
+        ours = run(engine, job, threads=1)
+        theirs = rollout_gnubg.rollout(job)
+        exact = not job.settings.variance_reduction
+        eq = compare(ours, theirs, exact)
+        pr = compare(ours, theirs, exact, equities=False)
+        failed += not eq.ok
+        prob_failed += not pr.ok
+        print(f"{name:46} {eq.diff:20.2e} {eq.se:9.6f} {eq.used:5.2f}  {pr.diff:21.2e} {pr.used:5.2f}  "
+              f"{'ok' if eq.ok else 'DIFFERS'}{' (to 1e-6)' if exact else ''}")
+    print(f"equities: {len(cases) - failed}/{len(cases)} cases agree (within {SIGMAS:g} combined SEs; "
+          f"to {EXACT:g} without variance reduction); probabilities: {len(cases) - prob_failed}/{len(cases)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
