@@ -17,7 +17,7 @@ def _cdef_text() -> str:
     return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
 
 
-def _compile_args() -> list[str]:
+def compile_args() -> list[str]:
     # -fno-semantic-interposition: calls between functions of one file may be
     # inlined (bg_sigmoid, bg_classify_board...) although the module is PIC
     args = ["-std=c11", "-O3", "-fno-strict-aliasing", "-ffp-contract=off", "-pthread",
@@ -38,7 +38,7 @@ ffi.set_source(
     # the headers: a change rebuilds, and the sdist carries them (setuptools adds depends)
     depends=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.h"))],
     include_dirs=[str(CSRC.relative_to(ROOT))],
-    extra_compile_args=_compile_args(),
+    extra_compile_args=compile_args(),
     extra_link_args=["-pthread"] + (["-fsanitize=address,undefined"] if os.environ.get("FIBSBOT_SANITIZE") == "1" else []),
     libraries=["m"],
 )

@@ -146,13 +146,13 @@ class TestLocate:
             assert (shipped / name).read_bytes() == (PACKAGE_DIR / name).read_bytes(), name
 
     def test_engine_uses_the_met_of_its_data_dir(self, tmp_path):
-        folder = tmp_path / "data"
-        shutil.copytree(data.packaged_data_dir(), folder)
-        met_file = folder / data.MET_NAME
-        assert Engine(folder).met.path == str(met_file)
-        met_file.write_text("not xml")
+        good, broken = tmp_path / "good", tmp_path / "broken"
+        for folder in (good, broken):
+            shutil.copytree(data.packaged_data_dir(), folder)
+        assert Engine(good).met.path == str(good / data.MET_NAME)
+        (broken / data.MET_NAME).write_text("not xml")
         with pytest.raises(DataFileError, match="Kazaross-XG2.xml"):
-            Engine(folder).cube_decision(Position.initial(), MatchState(length=5))
+            Engine(broken).cube_decision(Position.initial(), MatchState(length=5))
 
     def test_explicit_and_environment_folders_win(self, tmp_path, monkeypatch):
         if PACKAGE_DIR is None:

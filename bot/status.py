@@ -1,0 +1,274 @@
+"""The running bot's status over HTTP: ``GET /status`` (JSON) and ``GET /metrics`` (Prometheus).
+
+Served on loopback by ``fibsbot run`` (``status.port`` in bot.yaml, 0 = off) and
+read by ``fibsbot status [URL]``. Everything shown is read from the session and
+the player when asked; the two wrappers here add what they do not keep: the
+time of the last byte received (:class:`Meter`, around the connection) and the
+engine's latencies (:class:`TimedDecider`, around the decider). Nothing from a
+``tell`` and no password is ever part of a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import time
+import urllib.request
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from bot.session import Opener, Reader, Writer
+
+log = logging.getLogger(__name__)
+
+LATENCIES_KEPT = 20
+_REQUEST_LIMIT = 8192  # bytes of request head read; more is refused
+
+
+class Meter:
+    """Wraps a connection opener: counts bytes and remembers when the last one came in."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.last_byte: float | None = None
+        self.bytes_in = 0
+
+    def wrap(self, opener: Opener) -> Opener:
+        async def open_() -> tuple[Reader, Writer]:
+            reader, writer = await opener()
+            return _MeteredReader(reader, self), writer
+        return open_
+
+    def seconds_since_last_byte(self) -> float | None:
+        return None if self.last_byte is None else self.clock() - self.last_byte
+
+
+class _MeteredReader:
+    def __init__(self, reader: Reader, meter: Meter) -> None:
+        self._reader = reader
+        self._meter = meter
+
+    async def read(self, n: int) -> bytes:
+        data = await self._reader.read(n)
+        if data:
+            self._meter.last_byte = self._meter.clock()
+            self._meter.bytes_in += len(data)
+        return data
+
+
+class TimedDecider:
+    """Wraps the engine: the bot's decisions pass through unchanged, their latencies are kept."""
+
+    def __init__(self, decider: Any) -> None:
+        self._decider = decider
+        self.latencies: deque[tuple[str, float]] = deque(maxlen=LATENCIES_KEPT)
+        self.decisions = 0
+
+    def _timed(self, kind: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            self.latencies.append((kind, time.perf_counter() - start))
+            self.decisions += 1
+
+    def best_move(self, *args: Any, **kwargs: Any) -> Any:
+        return self._timed("move", self._decider.best_move, *args, **kwargs)
+
+    def cube_decision(self, *args: Any, **kwargs: Any) -> Any:
+        return self._timed("cube", self._decider.cube_decision, *args, **kwargs)
+
+    def resign_offer(self, *args: Any, **kwargs: Any) -> Any:
+        return self._timed("resign", self._decider.resign_offer, *args, **kwargs)
+
+    def accept_resignation(self, *args: Any, **kwargs: Any) -> Any:
+        return self._timed("resign", self._decider.accept_resignation, *args, **kwargs)
+
+
+class _Session(Protocol):
+    @property
+    def logged_in(self) -> bool: ...
+
+    connections: int
+
+
+class StatusBoard:
+    """Composes the snapshot from the live objects (``player`` is a :class:`bot.player.Player`)."""
+
+    def __init__(self, session: _Session, player: Any, meter: Meter, timer: TimedDecider) -> None:
+        self.session = session
+        self.player = player
+        self.meter = meter
+        self.timer = timer
+        self.started = time.monotonic()
+        self._results_seen = 0
+        self._finished_at: list[datetime.date] = []
+
+    def _matches_today(self) -> int:
+        results = len(self.player.results)
+        today = datetime.date.today()
+        self._finished_at += [today] * (results - self._results_seen)  # stamped when first seen
+        self._results_seen = results
+        return sum(1 for day in self._finished_at if day == today)
+
+    def _match(self) -> dict[str, Any] | None:
+        match, board = self.player.match, self.player.board
+        if match is None:
+            return None
+        current: dict[str, Any] = {"opponent": match.opponent, "length": match.length, "level": self.player.level}
+        if board is not None and board.opponent == match.opponent:
+            current.update(score=[board.player_score, board.opponent_score], cube=board.cube)
+        return current
+
+    def snapshot(self) -> dict[str, Any]:
+        player = self.player
+        me = player.who.get(player.name) if player.name else None
+        since = self.meter.seconds_since_last_byte()
+        stats = player.stats
+        return {
+            "user": player.name or None,
+            "connected": bool(self.session.logged_in),
+            "uptime_s": round(time.monotonic() - self.started, 1),
+            "seconds_since_last_byte": None if since is None else round(since, 1),
+            "connections": self.session.connections,
+            "reconnects": max(0, self.session.connections - 1),
+            "level": player.level,
+            "rating": player.rating,
+            "experience": me.experience if me is not None else None,
+            "ready": player.ready,
+            "paused": player.paused,
+            "draining": player.draining,
+            "match": self._match(),
+            "matches_today": self._matches_today(),
+            "matches": stats.matches,
+            "games": stats.games,
+            "moves_sent": stats.moves_sent,
+            "refused_moves": stats.refused_moves,
+            "engine_errors": stats.engine_errors,
+            "deadline_misses": stats.deadline_misses,
+            "decisions": self.timer.decisions,
+            "decision_latencies_s": [{"kind": kind, "seconds": round(s, 4)} for kind, s in self.timer.latencies],
+        }
+
+
+class _Collector:
+    """The snapshot as Prometheus metrics, read at scrape time."""
+
+    def __init__(self, board: StatusBoard) -> None:
+        self.board = board
+
+    def collect(self) -> Iterator[Metric]:
+        snap = self.board.snapshot()
+        gauges = {"connected": ("1 when logged in", float(snap["connected"])),
+                  "uptime_seconds": ("seconds since the bot started", snap["uptime_s"]),
+                  "matches_today": ("matches finished today", snap["matches_today"]),
+                  "in_match": ("1 while a match is under way", float(snap["match"] is not None))}
+        if snap["seconds_since_last_byte"] is not None:
+            gauges["seconds_since_last_byte"] = ("seconds since the server last sent a byte",
+                                                 snap["seconds_since_last_byte"])
+        if snap["rating"] is not None:
+            gauges["rating"] = ("our FIBS rating", snap["rating"])
+        if snap["experience"] is not None:
+            gauges["experience"] = ("our FIBS experience", snap["experience"])
+        for name, (doc, value) in gauges.items():
+            yield GaugeMetricFamily(f"fibsbot_{name}", doc, value=value)
+        counters = {"reconnects": "reconnections to the server", "matches": "matches finished",
+                    "games": "games finished", "moves_sent": "moves sent", "refused_moves": "moves the server refused",
+                    "engine_errors": "engine calls that failed", "decisions": "engine decisions"}
+        for name, doc in counters.items():
+            yield CounterMetricFamily(f"fibsbot_{name}", doc, value=snap[name])
+        latest = GaugeMetricFamily("fibsbot_last_decision_seconds", "latency of the last decision of each kind",
+                                   labels=["kind"])
+        for kind, seconds in {d["kind"]: d["seconds"] for d in snap["decision_latencies_s"]}.items():
+            latest.add_metric([kind], seconds)
+        yield latest
+
+
+def metrics_text(board: StatusBoard) -> bytes:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Collector(board))
+    return generate_latest(registry)
+
+
+def _response(status: str, body: bytes, content_type: str) -> bytes:
+    head = (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n")
+    return head.encode() + body
+
+
+def answer(board: StatusBoard, request_line: str) -> bytes:
+    """The whole HTTP response to one request line (only GET /status and GET /metrics)."""
+    parts = request_line.split()
+    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+        return _response("400 Bad Request", b"bad request\n", "text/plain")
+    method, target = parts[0], parts[1].split("?", 1)[0]
+    if method != "GET":
+        return _response("405 Method Not Allowed", b"only GET\n", "text/plain")
+    if target == "/status":
+        body = json.dumps(board.snapshot(), indent=1).encode() + b"\n"
+        return _response("200 OK", body, "application/json")
+    if target == "/metrics":
+        return _response("200 OK", metrics_text(board), "text/plain; version=0.0.4; charset=utf-8")
+    return _response("404 Not Found", b"try /status or /metrics\n", "text/plain")
+
+
+async def serve(board: StatusBoard, host: str, port: int) -> asyncio.Server:
+    """Start the endpoint (already listening when this returns)."""
+    async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            response = answer(board, head.split(b"\r\n", 1)[0].decode("latin-1"))
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
+            response = _response("400 Bad Request", b"bad request\n", "text/plain")
+        except Exception:  # the status page must never take the bot down
+            log.exception("status endpoint failed")
+            response = _response("500 Internal Server Error", b"error\n", "text/plain")
+        try:
+            writer.write(response)
+            await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(client, host, port, limit=_REQUEST_LIMIT)
+    log.info("status at http://%s:%d/status", host, server.sockets[0].getsockname()[1])
+    return server
+
+
+def fetch(url: str, timeout_s: float = 5.0) -> dict[str, Any]:
+    """``GET url`` (a base URL or the /status URL) as JSON."""
+    if not url.rstrip("/").endswith("/status"):
+        url = url.rstrip("/") + "/status"
+    with urllib.request.urlopen(url, timeout=timeout_s) as response:
+        data: dict[str, Any] = json.loads(response.read())
+    return data
+
+
+def render(snapshot: dict[str, Any]) -> str:
+    """A snapshot as a two-column table for ``fibsbot status``."""
+    rows: list[tuple[str, str]] = []
+    for key, value in snapshot.items():
+        if key == "match" and isinstance(value, dict):
+            rows += [(f"match.{k}", _cell(v)) for k, v in value.items()]
+        elif key == "decision_latencies_s" and isinstance(value, list):
+            text = " ".join(f"{d.get('kind')}:{d.get('seconds')}" for d in value[-8:] if isinstance(d, dict))
+            rows.append(("recent decisions (s)", text or "-"))
+        else:
+            rows.append((key, _cell(value)))
+    width = max((len(k) for k, _ in rows), default=0)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return "-".join(str(v) for v in value)
+    return str(value)
