@@ -104,6 +104,17 @@ class RolloutSettings:
     def with_(self, **changes: Any) -> RolloutSettings:
         return replace(self, **changes)
 
+    @classmethod
+    def from_dict(cls, data: Any) -> RolloutSettings:
+        """The settings of :meth:`as_dict` (ValueError for anything else)."""
+        if not isinstance(data, dict) or set(data) - set(cls.__dataclass_fields__):
+            raise ValueError("not a rollout's settings")
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise ValueError(f"bad rollout settings: {exc}") from None
+
     def as_dict(self) -> dict[str, Any]:
         """The settings as JSON-ready values (levels by name)."""
         out: dict[str, Any] = {}

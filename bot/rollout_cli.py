@@ -1,0 +1,251 @@
+"""`fibsbot rollout`: gnubg's rollouts from the command line (engine/rollout.py).
+
+A rich progress bar shows the running equities with their standard errors
+and the time left; the result is a table like gnubg's (or JSON with
+``--json``). ``--save FILE`` keeps the per-trial values after every chunk
+(written atomically): the same command resumes where it stopped, and a
+larger ``--trials`` extends a finished rollout with the same dice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from engine.records import atomic_write
+from engine.rollout import OUTPUTS, CandidateResult, RolloutJob, RolloutResult, RolloutSettings, run
+
+SAVE_FORMAT = "fibsbot-rollout/1"
+DEFAULT_PLAYS = 5
+
+
+def add_rollout_arguments(p: argparse.ArgumentParser, *, for_hint: bool = False) -> None:
+    """The rollout settings' flags (``fibsbot rollout``; ``hint --rollout`` takes them too)."""
+    p.add_argument("--trials", type=int, default=1296, help="trials (games) per candidate (default 1296)")
+    p.add_argument("--level", default="expert", help="chequer play of both sides (default expert)")
+    p.add_argument("--cube-level", default=None, help="cube decisions (default: --level)")
+    p.add_argument("--truncate", type=int, default=None, metavar="N", help="stop each trial after N half-moves")
+    p.add_argument("--seed", type=int, default=0, help="dice seed (gnubg's `set rollout seed`)")
+    p.add_argument("--no-quasi-random", action="store_true", help="plain random dice (no rotation)")
+    p.add_argument("--no-variance-reduction", action="store_true", help="no luck correction")
+    p.add_argument("--cubeless", action="store_true", help="a cubeless rollout")
+    p.add_argument("--stop-se", type=float, default=None, metavar="SE",
+                   help="stop once the equities' standard errors are at most SE (after --min-trials)")
+    p.add_argument("--min-trials", type=int, default=324, help="trials before --stop-se applies (default 324)")
+    p.add_argument("--threads", type=int, default=None, help="threads (default: every core)")
+    if not for_hint:
+        p.add_argument("--executor", choices=("threads", "dask"), default="threads",
+                       help="threads of this process, or trial ranges on a Dask cluster")
+        p.add_argument("--scheduler", default=None, help="the Dask scheduler's address (--executor dask)")
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
+        p.add_argument("--save", type=Path, default=None, metavar="FILE",
+                       help="keep the trials done in FILE and resume from it")
+
+
+def add_rollout_parser(sub: Any, parse_id: Callable[[str], Any], parse_dice: Callable[[str], Any]) -> None:
+    """Registers `fibsbot rollout` (bot/cli.py passes its ID and dice parsers)."""
+    p = sub.add_parser("rollout", help="roll out a position, the plays of a roll or a cube decision (gnubg's rollouts)")
+    p.add_argument("id", help="gnubg position ID, POSITIONID:MATCHID, or XGID=...")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--dice", type=parse_dice, help="roll out the best plays of this roll, e.g. 31")
+    what.add_argument("--cube", action="store_true", help="roll out the cube decision of the side on roll")
+    p.add_argument("--plays", type=int, default=DEFAULT_PLAYS, metavar="K",
+                   help=f"with --dice: the K best plays by 0-ply (default {DEFAULT_PLAYS})")
+    add_rollout_arguments(p)
+    p.set_defaults(run=cmd_rollout, parse_id=parse_id)
+
+
+def settings_of(args: argparse.Namespace) -> RolloutSettings:
+    return RolloutSettings(trials=args.trials, level=args.level, cube_level=args.cube_level,
+                           truncate=args.truncate, seed=args.seed, quasi_random=not args.no_quasi_random,
+                           variance_reduction=not args.no_variance_reduction, cubeful=not args.cubeless,
+                           stop_se=args.stop_se, min_trials=args.min_trials)
+
+
+def best_plays(engine: Any, position: Any, match: Any, dice: tuple[int, int], k: int) -> list[Any]:
+    """The ``k`` best plays by 0-ply (Expert), gnubg's candidates for a rollout."""
+    return [c.move for c in engine.best_move(position, dice, match, "expert").candidates[:k]]
+
+
+def cmd_rollout(args: argparse.Namespace) -> int:
+    from engine.evaluator import Engine
+    from engine.match import MatchState
+
+    try:
+        settings = settings_of(args)
+        if args.plays < 1:
+            raise ValueError("--plays must be at least 1")
+        if args.executor == "dask" and not args.scheduler:
+            raise ValueError("--executor dask needs --scheduler ADDRESS")
+        position, match = args.parse_id(args.id)
+        engine = Engine()
+        candidates: Any = None
+        if args.cube:
+            candidates = "cube"
+        elif args.dice:
+            match = (match or MatchState(length=0, jacoby=True)).with_(dice=args.dice)
+            candidates = best_plays(engine, position, match, args.dice, args.plays)
+            if not candidates or not str(candidates[0]):
+                raise ValueError("no legal play to roll out")
+        job = RolloutJob.of(position, match, candidates, settings)
+        done = load_saved(args.save, job) if args.save else None
+    except ValueError as exc:
+        print(f"fibsbot rollout: {exc}", file=sys.stderr)
+        return 2
+    save = (lambda values: write_saved(args.save, job, values)) if args.save else None
+    console = Console(stderr=True)
+    with RolloutProgress(console, job, quiet=args.json) as bar:
+        if args.executor == "dask":
+            from bot.tournament.executors import DaskRollout
+
+            result = DaskRollout(args.scheduler).run(engine, job, done=done, progress=bar.update, on_chunk=save)
+        else:
+            result = run(engine, job, threads=args.threads, progress=bar.update, done=done, on_chunk=save)
+    if args.json:
+        print(json.dumps(result.as_json()))
+    else:
+        Console(width=max(Console().width, 132)).print(result_table(job, result))
+        if result.action:
+            print(f"Proper cube action: {result.action}")
+    return 0
+
+
+# ---- saving and resuming --------------------------------------------------------------------
+
+
+def load_saved(path: Path, job: RolloutJob) -> list[np.ndarray] | None:
+    """The per-candidate values saved for this rollout; None if FILE does not
+    exist; ValueError if it holds something else (it is never overwritten then)."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    try:
+        if data["format"] != SAVE_FORMAT:
+            raise ValueError
+        saved = data["job"]
+        settings = RolloutSettings.from_dict(saved["settings"])
+        cands = saved["candidates"]
+        other = RolloutJob(saved["position_id"], saved["match_id"],
+                           tuple(cands) if isinstance(cands, list) else cands, settings.with_(trials=job.settings.trials))
+        values = [np.asarray(v, dtype=np.float32).reshape(-1, OUTPUTS) for v in data["values"]]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{path} is not a saved fibsbot rollout") from None
+    if other != job:
+        raise ValueError(f"{path} holds another rollout (position, candidates or settings differ)")
+    if len(values) != len(job.labels()) or any(not np.isfinite(v).all() for v in values):
+        raise ValueError(f"{path} is not a saved fibsbot rollout")
+    return [v[:job.settings.trials] for v in values]
+
+
+def write_saved(path: Path, job: RolloutJob, values: Sequence[np.ndarray]) -> None:
+    data = {"format": SAVE_FORMAT,
+            "job": {"position_id": job.position_id, "match_id": job.match_id,
+                    "candidates": list(job.candidates) if isinstance(job.candidates, tuple) else job.candidates,
+                    "settings": job.settings.as_dict()},
+            # float32 values are exact as JSON floats: a resumed rollout equals an uninterrupted one
+            "values": [[[float(x) for x in row] for row in v] for v in values]}
+    atomic_write(path, json.dumps(data))
+
+
+# ---- display -------------------------------------------------------------------------------------
+
+
+def _score(c: CandidateResult) -> float:
+    return c.cubeful_equity if c.cubeful_equity is not None else c.equity
+
+
+def _pm(value: float | None, se: float | None) -> str:
+    if value is None or se is None:
+        return "-"
+    return f"{value:+.4f} ± {se:.4f}"
+
+
+class RolloutProgress:
+    """A rich progress bar: trials done, the leading candidates' equities ± SE, time left."""
+
+    def __init__(self, console: Console, job: RolloutJob, quiet: bool = False) -> None:
+        self.job = job
+        self.progress = Progress(TextColumn("rollout"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                                 TextColumn("{task.fields[equities]}"), TimeRemainingColumn(),
+                                 console=console, transient=True, disable=quiet)
+        self.task: TaskID | None = None
+
+    def __enter__(self) -> RolloutProgress:
+        self.progress.__enter__()
+        self.task = self.progress.add_task("rollout", total=self.job.settings.trials, equities="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
+
+    def update(self, done: int, total: int, partial: RolloutResult) -> None:
+        ranked = sorted((c for c in partial.candidates if c.trials), key=_score, reverse=True)[:3]
+        text = "  ".join(f"{c.move}: {_pm(_score(c), c.stderr_cubeful_equity if c.cubeful_equity is not None else c.stderr_equity)}"
+                         for c in ranked)
+        assert self.task is not None
+        self.progress.update(self.task, completed=done, total=total, equities=text)
+
+
+def result_table(job: RolloutJob, result: RolloutResult) -> Table:
+    """gnubg's rollout result as a table: rank, candidate, probabilities, equities ± SE."""
+    s = job.settings
+    head = (f"{result.trials} trials, seed {s.seed}, {s.level} play, {s.cube_level or s.level} cube, "
+            f"{'cubeful' if job.cubeful else 'cubeless'}"
+            f"{', variance reduction' if s.variance_reduction else ''}"
+            f"{', quasi-random dice' if s.quasi_random else ''}"
+            f"{f', truncated at {s.truncate} plies' if s.truncate else ''} ({result.seconds:.1f} s)")
+    table = Table(title=f"Rollout of {job.position_id}{':' + job.match_id if job.match_id else ''}", caption=head)
+    for col in ("#", "candidate", "W", "WG", "WBG", "L", "LG", "LBG", "cubeless ± SE",
+                "cubeful ± SE"):
+        table.add_column(col, justify="left" if col == "candidate" else "right", no_wrap=True)
+    if job.match_id is not None and job.match.length:
+        table.add_column("MWC", justify="right", no_wrap=True)
+    order = list(range(len(result.candidates)))
+    if job.candidates != "cube":  # plays by score; a cube decision in gnubg's order
+        order.sort(key=lambda i: -_score(result.candidates[i]))
+    for rank, i in enumerate(order, 1):
+        c = result.candidates[i]
+        w, wg, wbg, lg, lbg = c.probabilities
+        probs = [w, wg, wbg, 1 - w, lg, lbg]
+        row = [str(rank), c.move] + [f"{x:.4f}" if c.trials else "-" for x in probs] + [
+            _pm(c.equity, c.stderr_equity), _pm(c.cubeful_equity, c.stderr_cubeful_equity)]
+        if len(table.columns) > 10:
+            row.append(_pm(c.mwc, c.stderr_mwc) if c.mwc is not None else "-")
+        table.add_row(*row)
+    return table
+
+
+def hint_rollout_text(engine: Any, position: Any, match: Any, dice: tuple[int, int] | None,
+                      args: argparse.Namespace) -> str:
+    """`fibsbot hint --rollout`: the hint's candidates (the best plays of the
+    roll, or the cube decision) rolled out, as a table."""
+    from io import StringIO
+
+    from engine.match import MatchState
+
+    settings = settings_of(args)
+    if dice:
+        match = (match or MatchState(length=0, jacoby=True)).with_(dice=dice)
+        candidates: Any = best_plays(engine, position, match, dice, DEFAULT_PLAYS)
+    else:
+        candidates = "cube"
+    job = RolloutJob.of(position, match, candidates, settings)
+    result = run(engine, job, threads=args.threads)
+    out = StringIO()
+    Console(file=out, width=132).print(result_table(job, result))
+    text = out.getvalue()
+    if result.action:
+        text += f"Proper cube action: {result.action}\n"
+    return text.rstrip("\n")
