@@ -39,7 +39,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from engine.records import convert
 
-    convert(args.input, args.output)
+    convert(args.input, args.output, partial=args.partial)
     print(f"wrote {args.output}")
     return 0
 
@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     convert = sub.add_parser("convert", help="convert a match record between .sgf and .mat")
     convert.add_argument("input", help="an .sgf or .mat file")
     convert.add_argument("output", help="the file to write; its suffix picks the format")
+    convert.add_argument("--partial", action="store_true",
+                         help="convert a .mat that stops before the match ends (refused by default: "
+                              "a truncated file reads the same way)")
     convert.set_defaults(run=cmd_convert)
     from bot.server import cli as server_cli
 

@@ -179,6 +179,8 @@ def password(account: Account, environ: dict[str, str] | None = None) -> str:
             value = account.password_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise ConfigError(f"password file {account.password_file}: {exc.strerror}") from None
+        except UnicodeDecodeError:  # no byte or offset in the message: they are part of a password
+            raise ConfigError(f"password file {account.password_file}: not UTF-8 text") from None
     if not value:
         where = f"${account.password_env}" + (f" or {account.password_file}" if account.password_file else "")
         raise ConfigError(f"no password for {account.user or 'the account'}: set {where}")

@@ -75,15 +75,19 @@ def _chain_text(chain: list[Step]) -> str:
 _TOKEN = re.compile(r"^((?:bar|off|\d+)\*?(?:/(?:bar|off|\d+)\*?)+)(?:\((\d)\))?$")
 
 
+def _shorten(text: str, limit: int = 40) -> str:
+    """``text`` cut for an error message (a hostile file may hold a 5,000-digit "point")."""
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
 def _parse_point(text: str, whole: str) -> int:
     if text == "bar":
         return BAR
     if text == "off":
         return OFF
-    value = int(text)
-    if not 0 <= value <= 25:
-        raise IllegalMoveError(f"point {value} out of range 0..25 in move {whole!r}")
-    return value
+    if len(text) > 2 or not 0 <= int(text) <= 25:  # a 5,000-digit number never reaches int()
+        raise IllegalMoveError(f"point {_shorten(text, 6)} out of range 0..25 in move {_shorten(whole)!r}")
+    return int(text)
 
 
 class Move:
@@ -147,7 +151,7 @@ class Move:
         for token in text.lower().split():
             match = _TOKEN.match(token)
             if not match:
-                raise IllegalMoveError(f"cannot parse {token!r} in move {text!r}")
+                raise IllegalMoveError(f"cannot parse {_shorten(token)!r} in move {_shorten(text)!r}")
             fields = match.group(1).split("/")
             chain = []
             for a, b in zip(fields, fields[1:]):

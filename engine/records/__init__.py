@@ -62,7 +62,7 @@ def _read(path: str | os.PathLike[str]) -> str:
 def _format(path: str | os.PathLike[str]) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in _FORMATS:
-        raise ValueError(f"{path}: unknown record format {suffix!r} (use .sgf or .mat)")
+        raise RecordParseError(f"{path}: unknown record format {suffix!r} (use .sgf or .mat)")
     return suffix
 
 
@@ -100,10 +100,18 @@ def save_mat(record: MatchRecord, path: str | os.PathLike[str]) -> None:
     atomic_write(path, mat.dumps(record))
 
 
-def convert(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> MatchRecord:
-    """``fibsbot convert IN OUT``: between .sgf and .mat, by file suffix."""
+def convert(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], *,
+            partial: bool = False) -> MatchRecord:
+    """``fibsbot convert IN OUT``: between .sgf and .mat, by file suffix.
+
+    A .mat that stops before the match ends is refused (RecordParseError naming
+    the game cut short), as a truncated file reads the same way; ``partial``
+    converts it as it is.
+    """
     _format(out_path)  # fail before reading
     record = load(in_path)
+    if not partial and _format(in_path) == ".mat" and (cut := mat.cut_short(record)):
+        raise RecordParseError(f"{in_path}: {cut}: the file may be truncated (convert --partial keeps it as it is)")
     save(record, out_path)
     return record
 

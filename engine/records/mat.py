@@ -205,13 +205,13 @@ class _Importer:
             try:
                 move = Move.parse(rest)
             except IllegalMoveError as exc:
-                raise self.error(f"{s!r}: {exc}") from None
+                raise self.error(f"{s[:40]!r}: {exc}") from None
             roll = (int(dice.group(1)), int(dice.group(2)))
             if not move.steps:
                 # a roll without a play is only allowed when the play is forced
                 plays = state.position(player).legal_moves(*roll)
                 if len(plays) > 1:
-                    raise self.error(f"{s!r}: a roll without its play")
+                    raise self.error(f"{s[:40]!r}: a roll without its play")
                 move = plays[0]
             self.append(Roll(player, roll, move))
         elif low.startswith(("double", "beaver", "raccoon")):
@@ -229,7 +229,7 @@ class _Importer:
                 self.append(Resign(1 - player, value))
             self.append(AcceptResign(player))
         else:
-            raise self.error(f"unrecognised action {s!r}")
+            raise self.error(f"unrecognised action {s[:40]!r}")
 
     def move_line(self, line: str) -> None:
         # gnubg's column split: two dice colons, else the first double space from column 15
@@ -259,6 +259,24 @@ class _Importer:
                 if self.lines[self.index - 1].strip():
                     self.move_line(self.lines[self.index - 1])
         return self.record
+
+
+def cut_short(record: MatchRecord) -> str | None:
+    """Where a match read from .mat stops before its end (a truncated file?); None if it ends.
+
+    >>> record = loads(" 3 point match\\n\\n Game 1\\n a : 0    b : 0\\n  1) 31: 8/5 6/5\\n")
+    >>> cut_short(record)
+    'game 1 has no result'
+    """
+    games = record.games
+    if not games:
+        return "no game"
+    if games[-1].result is None:
+        return f"game {len(games)} has no result"
+    if record.length and not record.is_over():
+        score = record.score()
+        return f"the {record.length}-point match stops at {score[0]}-{score[1]} after game {len(games)}"
+    return None
 
 
 def loads(text: str) -> MatchRecord:

@@ -228,7 +228,7 @@ def _parse_trees(src: _Text) -> list[list[_Node]]:
 
 def _number(src: _Text, prop: _Prop, text: str) -> int:
     if not re.fullmatch(r"[0-9]{1,%d}" % _MAX_NUMBER, text):
-        raise src.error(prop.offset, f"{prop.ident}: {text!r} is not a number up to {_MAX_NUMBER} digits")
+        raise src.error(prop.offset, f"{prop.ident}: {text[:40]!r} is not a number up to {_MAX_NUMBER} digits")
     return int(text)
 
 
