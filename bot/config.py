@@ -24,9 +24,12 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.yamlconfig import ConfigError, LevelName, StrictSection, load_yaml
+from bot.yamlconfig import ConfigError, LevelName, StrictSection, load_yaml, shipped_config
+from engine.errors import DataFileError
+from engine.levels import Level
+from engine.strength import Strength, shipped_table
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "config" / "bot.yaml"
+DEFAULT_PATH = shipped_config("bot.yaml")
 
 _NAME = re.compile(r"[A-Za-z_]{1,40}")  # FIBS names: letters and underscores
 
@@ -75,8 +78,26 @@ class Account(StrictSection):
     address: Annotated[str, AfterValidator(_word)] | None = None
 
 
+class StrengthChoice(StrictSection):
+    """Play at a FIBS rating: the setting comes from the shipped strength table."""
+
+    fibs_rating: float
+
+    @model_validator(mode="after")
+    def _covered(self) -> StrengthChoice:
+        self.chosen()  # a rating the table does not cover is an error naming the range
+        return self
+
+    def chosen(self) -> Strength:
+        try:
+            return shipped_table().for_rating(self.fibs_rating)
+        except DataFileError as exc:
+            raise ValueError(str(exc)) from None
+
+
 class EngineSettings(StrictSection):
     level: LevelName = "expert"
+    strength: StrengthChoice | None = None  # instead of level: {fibs_rating: 1650}
     data_dir: Path | None = None
     deadline_s: Annotated[float, Field(gt=0)] = 60.0
     think_time_s: tuple[Seconds, Seconds] = (0.0, 0.0)
@@ -85,7 +106,26 @@ class EngineSettings(StrictSection):
     def _ordered(self) -> EngineSettings:
         if self.think_time_s[0] > self.think_time_s[1]:
             raise ValueError("think_time_s is [min, max] with min <= max")
+        if self.strength is not None and self.level != "expert":
+            raise ValueError("give engine.level or engine.strength, not both")
         return self
+
+    @property
+    def level_name(self) -> str:
+        """The level's name, or ``fibs-RATING`` when playing by strength."""
+        return self.level if self.strength is None else f"fibs-{self.strength.fibs_rating:g}"
+
+    def playing_level(self) -> str | Level:
+        """What the engine plays: the level, or the setting chosen for the FIBS rating."""
+        if self.strength is None:
+            return self.level
+        return self.strength.chosen().setting.level(self.level_name)
+
+    def describe_level(self) -> str:
+        """The level in words (``tell level``, the startup log)."""
+        if self.strength is None:
+            return f"gnubg's {self.level} level"
+        return f"FIBS rating {self.strength.fibs_rating:g}, {self.strength.chosen().describe()}"
 
 
 class Connection(StrictSection):
@@ -150,6 +190,11 @@ class Local(StrictSection):
     timeout_s: Annotated[float, Field(gt=0)] = 1800.0
 
 
+class Status(StrictSection):
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8130
+
+
 class BotConfig(StrictSection):
     server: Server = Server()
     account: Account = Account()
@@ -160,6 +205,7 @@ class BotConfig(StrictSection):
     tell: Tells = Tells()
     records: Records = Records()
     local: Local = Local()
+    status: Status = Status()
 
 
 def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> BotConfig:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import cast
 
 from bot import config as bot_config
+from bot import status
 from bot.config import BotConfig
 from bot.player import Challenge, Decider, Player, outcome
 from bot.session import LoginFailed, Opener, Session, telnet_opener
@@ -54,6 +55,19 @@ def engine_decider(cfg: BotConfig) -> Decider:
     from engine.evaluator import Engine
 
     return Engine(cfg.engine.data_dir)
+
+
+async def start_status(cfg: BotConfig, session: Session, player: Player, meter: status.Meter,
+                       timer: status.TimedDecider) -> asyncio.Server | None:
+    """The status endpoint of ``cfg.status`` (None when off, or when its port cannot be had)."""
+    if not cfg.status.port:
+        return None
+    try:
+        return await status.serve(status.StatusBoard(session, player, meter, timer), cfg.status.host,
+                                  cfg.status.port)
+    except OSError as exc:
+        log.error("status endpoint %s:%d not started: %s", cfg.status.host, cfg.status.port, exc)
+        return None
 
 
 def install_signals(on_first: Callable[[], None], main: asyncio.Task[object]) -> None:
@@ -101,10 +115,11 @@ def local_players(cfg: BotConfig, ours: Decider, theirs: Decider, *, matches: in
 
 
 async def play_local(player: Player, sparring: Player, *, seed: int | None = None,
-                     wrap: Callable[[Opener], Opener] | None = None, signals: bool = False) -> None:
+                     wrap: Callable[[Opener], Opener] | None = None, signals: bool = False,
+                     timer: status.TimedDecider | None = None) -> None:
     """Both bots on an in-process server until the sparring bot's challenge is played out
     (TimeoutError after ``local.timeout_s``). ``wrap`` may decorate the bots' connections
-    (the soak test drops them)."""
+    (the soak test drops them). With ``timer`` (our player's decider), our bot serves its status."""
     from bot.server import FibsServer
 
     assert sparring.challenge is not None
@@ -115,13 +130,16 @@ async def play_local(player: Player, sparring: Player, *, seed: int | None = Non
         async with FibsServer(LOCAL_HOST, cfg.local.port, db_path=Path(tmp) / "server.db", seed=seed,
                               auto_register=True, scrypt_n=2**10) as server:
             sessions = []
+            meter = status.Meter()  # our side's last byte, for the status endpoint
             for who in (player, sparring):
                 opener = telnet_opener(LOCAL_HOST, server.port)
+                opener = meter.wrap(opener) if who is player else opener
                 name = who.cfg.account.user
                 session = Session(who.cfg, name, password, who, host=LOCAL_HOST, port=server.port,
                                   opener=wrap(opener) if wrap else opener, transcript=transcript_logger(who.cfg, name))
                 who.attach(session)
                 sessions.append(session)
+            endpoint = await start_status(cfg, sessions[0], player, meter, timer) if timer else None
             tasks = [asyncio.create_task(s.run(), name=f"session {s.user}") for s in sessions]
             done = asyncio.create_task(asyncio.wait_for(_results((player, sparring), matches), cfg.local.timeout_s))
             if signals:
@@ -140,6 +158,8 @@ async def play_local(player: Player, sparring: Player, *, seed: int | None = Non
                 if done.done():
                     done.result()
             finally:
+                if endpoint is not None:
+                    endpoint.close()
                 done.cancel()
                 for session in sessions:
                     session.close()
@@ -154,9 +174,14 @@ async def play_local(player: Player, sparring: Player, *, seed: int | None = Non
 
 
 async def _run_fibs(cfg: BotConfig, password: str) -> int:
-    player = Player(cfg, engine_decider(cfg))
-    session = Session(cfg, cfg.account.user, password, player, transcript=transcript_logger(cfg, cfg.account.user))
+    timer = status.TimedDecider(engine_decider(cfg))
+    player = Player(cfg, timer)
+    meter = status.Meter()
+    session = Session(cfg, cfg.account.user, password, player,
+                      opener=meter.wrap(telnet_opener(cfg.server.host, cfg.server.port)),
+                      transcript=transcript_logger(cfg, cfg.account.user))
     player.attach(session)
+    endpoint = await start_status(cfg, session, player, meter, timer)
     current = asyncio.current_task()
     assert current is not None
     install_signals(player.drain, cast(asyncio.Task[object], current))
@@ -165,15 +190,34 @@ async def _run_fibs(cfg: BotConfig, password: str) -> int:
     except asyncio.CancelledError:
         log.warning("stopped at once; the server saves a running match")
     finally:
+        if endpoint is not None:
+            endpoint.close()
         await player.close()
         close_transcript(session.transcript)
     return 0
 
 
+def configure_logging(level: str, log_file: Path | None) -> None:
+    """stderr, and with ``log_file`` also a rotating file (10 MB x 5) of the same lines."""
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.handlers.RotatingFileHandler(log_file, maxBytes=10_000_000, backupCount=5,
+                                                             encoding="utf-8"))
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=handlers, force=True)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        configure_logging(args.log_level, args.log_file)
+    except OSError as exc:
+        print(f"fibsbot: log file {args.log_file}: {exc.strerror}", file=sys.stderr)
+        return 2
     try:
         cfg = bot_config.load(args.config)
+        if args.status_port is not None:
+            cfg = cfg.model_copy(update={"status": cfg.status.model_copy(update={"port": args.status_port})})
         if args.level or args.opponent_level:
             data = cfg.model_dump()
             data["engine"]["level"] = args.level or cfg.engine.level
@@ -184,8 +228,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise ConfigError(f"{args.config}: account.user is empty (or use --local)")
             return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
         decider = engine_decider(cfg)
-        player, sparring = local_players(cfg, decider, decider, length=args.length)
-        asyncio.run(play_local(player, sparring, signals=True))
+        timer = status.TimedDecider(decider)
+        player, sparring = local_players(cfg, timer, decider, length=args.length)
+        asyncio.run(play_local(player, sparring, signals=True, timer=timer))
     except ConfigError as exc:
         print(f"fibsbot: {exc}", file=sys.stderr)
         return 2
@@ -237,6 +282,9 @@ def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     run.add_argument("--opponent-level", help="the sparring bot's level with --local (default: local.opponent_level)")
     run.add_argument("--length", type=int, help="match length with --local (default: local.length)")
     run.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    run.add_argument("--log-file", type=Path, help="also write the log to this file (rotated at 10 MB, 5 kept)")
+    run.add_argument("--status-port", type=int,
+                     help="the status endpoint's port (default: the config's status.port; 0 = off)")
     run.set_defaults(run=cmd_run)
 
 

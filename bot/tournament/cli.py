@@ -78,6 +78,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     reporting.show(summary.report, console)
     files = reporting.write(summary.report, cfg.output)
     console.print(f"wrote {', '.join(str(f) for f in files)}; matches in {cfg.output / 'matches'}")
+    if summary.report.get("ratings") and not reporting.can_plot():
+        console.print(reporting.PLOT_HINT)
     console.print(f"played {summary.played} matches in {summary.wall_s:.1f} s "
                   f"({summary.matches_per_minute:.1f} matches/min); "
                   f"{summary.skipped + summary.played} of {summary.scheduled} done")

@@ -26,10 +26,10 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.yamlconfig import LevelName, StrictSection, load_yaml
+from bot.yamlconfig import LevelName, StrictSection, load_yaml, shipped_config
 from engine.levels import FILTER_NAMES, EvalSettings, Level, level as _level
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "config" / "tournament.yaml"
+DEFAULT_PATH = shipped_config("tournament.yaml")
 
 _NAME = re.compile(r"[A-Za-z0-9_.+-]{1,40}")  # used in file names
 
