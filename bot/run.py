@@ -107,7 +107,7 @@ def local_players(cfg: BotConfig, ours: Decider, theirs: Decider, *, matches: in
                           f"({cfg.invitations.min_length}..{cfg.invitations.max_length}): the bot would decline it")
     sparring_cfg = cfg.model_copy(update={
         "account": cfg.account.model_copy(update={"user": them, "address": None}),
-        "engine": cfg.engine.model_copy(update={"level": cfg.local.opponent_level}),
+        "engine": cfg.engine.model_copy(update={"level": cfg.local.opponent_level, "strength": None}),
         "play": cfg.play.model_copy(update={"greeting": "", "goodbye": ""}),
     })
     return (Player(cfg.model_copy(update={"account": cfg.account.model_copy(update={"user": us})}), ours),

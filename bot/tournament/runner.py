@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
@@ -79,7 +79,10 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
-def run(config: TournamentConfig, executor: Executor, console: Console, *, live: bool = True) -> RunSummary:
+def run(config: TournamentConfig, executor: Executor, console: Console, *, live: bool = True,
+        on_result: Callable[[dict[str, Any]], None] | None = None) -> RunSummary:
+    """Play what ``config`` still lacks; ``on_result`` sees each match as it is saved
+    (a caller's own progress display, with ``live`` off)."""
     store = ResultStore(config.output, config.fingerprint())
     specs = schedule([p.name for p in config.players], config.format, config.gauntlet_player, config.matches,
                      seed=config.seed, duplicate=config.duplicate_dice)
@@ -110,6 +113,8 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
                     store.add(result, sgf_text)
                     played += 1
                 progress.advance(task)
+                if on_result is not None:
+                    on_result(result)
                 now = time.perf_counter()
                 if live and (now - shown >= _LIVE_REFRESH_S or played == len(todo)):
                     table = reporting.standings_table(reporting.build(config, scheduled_results(), ratings=False))

@@ -1,0 +1,186 @@
+"""`fibsbot calibrate`: measure the strength table, show it, or verify it by play."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from bot.yamlconfig import ConfigError
+from bot.tournament.results import ResultsMismatch
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
+
+
+def _ints(text: str) -> list[int]:
+    values = _floats(text)
+    if any(v != int(v) or v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected whole numbers >= 0 separated by commas, got {text!r}")
+    return [int(v) for v in values]
+
+
+def add_calibrate_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "calibrate", help="calibrate playing strength by FIBS rating; --show the table; --verify it by play",
+        description="Play the calibration tournaments (self play analysed by a judge: the error-based rating; "
+                    "head to head against Expert and World class: the FIBS formula) and write the strength "
+                    "table and its plot. Rerun the same command to resume.")
+    p.add_argument("--output", type=Path, help="results folder (default: calibration, or calibration/verify-SEED)")
+    p.add_argument("--seed", type=int, help="dice seed (calibration default 1; --verify default: a fresh one)")
+    p.add_argument("--noise", type=_floats, default=[0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10],
+                   help="0-ply noise settings to calibrate (default 0,0.01,...,0.06,0.08,0.1)")
+    p.add_argument("--plies", type=_ints, default=[2], help="n-ply levels above Expert to calibrate (2 = World "
+                                                            "class, 3 = Grandmaster, 4 = 4ply; default 2)")
+    p.add_argument("--judge", default="world class", help="analysis level of the self-play matches")
+    p.add_argument("--self-play-lengths", type=_ints, default=[5, 7], help="self-play match lengths (default 5,7)")
+    p.add_argument("--self-play-matches", type=int, default=12, help="self-play matches per setting and length")
+    p.add_argument("--length", type=int, default=5, help="head-to-head match length (default 5)")
+    p.add_argument("--matches", type=_ints, default=[1500, 30],
+                   help="head-to-head matches per setting against Expert,World class (default 1500,30)")
+    p.add_argument("--table", type=Path, help="the strength table to show or verify (default: the shipped one)")
+    p.add_argument("--show", action="store_true", help="print the strength table")
+    p.add_argument("--verify", type=_floats, metavar="R1,R2,...",
+                   help="play bots chosen for these FIBS ratings against the references on fresh dice")
+    p.add_argument("--half-width", type=float, default=55.0,
+                   help="--verify: match counts aim at this 95%% half-width (default 55)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local worker processes")
+    p.add_argument("--executor", choices=("local", "dask"), default="local")
+    p.add_argument("--scheduler", help="Dask scheduler address (--executor dask)")
+    p.set_defaults(run=cmd_calibrate)
+
+
+def _executor_factory(args: argparse.Namespace) -> Any:
+    from bot.tournament.executors import DaskExecutor, LocalExecutor
+
+    if args.executor == "dask":
+        if not args.scheduler:
+            raise ConfigError("--executor dask needs --scheduler ADDRESS")
+        return lambda: DaskExecutor(args.scheduler)
+    if args.workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    return lambda: LocalExecutor(args.workers)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from engine.errors import DataFileError
+    from engine.strength import StrengthTable
+
+    try:
+        if args.show or args.verify:
+            table = StrengthTable.load(args.table)
+            if args.show:
+                return _show(table, args.json)
+            return _verify(table, args)
+        return _calibrate(args)
+    except (ConfigError, ResultsMismatch, ValueError, RuntimeError, DataFileError) as exc:
+        print(f"fibsbot calibrate: {exc}", file=sys.stderr)
+        return 2
+
+
+def _show(table: Any, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(table.show()))
+        return 0
+    console = Console()
+    out = Table(title=f"Strength table ({table.command}, seed {table.seed})", title_justify="left")
+    for column in ("setting", "FIBS rating", "95% interval", "error rate (mEMG)", "error-based rating"):
+        out.add_column(column, justify="left" if column == "setting" else "right")
+    rows = {(r["plies"], round(r["noise"], 6)): r for r in table.data["settings"]}
+    for s in table.rows:
+        raw = rows.get((s.setting.plies, s.setting.noise), {})
+        a = raw.get("error_rating")
+        out.add_row(s.setting.name, f"{s.rating:.0f}", f"{s.low:.0f}..{s.high:.0f}", f"{s.error_rate:.1f}",
+                    "-" if a is None else f"{a:.0f} ({raw['error_rating_low']:.0f}..{raw['error_rating_high']:.0f})")
+    console.print(out)
+    for finding in table.data.get("findings", []):
+        console.print(f"finding: {finding}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from engine.records import atomic_write
+    from engine.strength import Setting
+
+    from bot.tournament import calibrate as cal
+
+    settings = tuple(Setting(noise=n) for n in args.noise) + tuple(Setting(plies=p) for p in args.plies)
+    if len(args.matches) != 2:
+        raise ConfigError("--matches is two counts: against Expert, against World class")
+    plan = cal.Plan(settings, seed=1 if args.seed is None else args.seed, judge=args.judge,
+                    self_play_lengths=tuple(args.self_play_lengths), self_play_matches=args.self_play_matches,
+                    length=args.length, matches=(args.matches[0], args.matches[1]))
+    output = args.output or Path("calibration")
+    console = Console(stderr=args.json)
+    console.print(f"calibrating {len(settings)} settings into {output}: {plan.command()}")
+    played = cal.play_parts(cal.parts(plan, output), _executor_factory(args), console)
+    if played.interrupted:
+        console.print("interrupted: finished matches are saved; run the same command again to resume")
+        return 130
+    table = cal.build_table(plan, played.results)
+    atomic_write(output / cal.TABLE_JSON, json.dumps(table, indent=1) + "\n")
+    from engine.strength import StrengthTable
+
+    if args.json:
+        print(json.dumps(StrengthTable.from_dict(table).show()))
+    else:
+        _show(StrengthTable.from_dict(table), False)
+    if cal.plot(table, output / cal.PLOT_PNG):
+        console.print(f"wrote {output / cal.TABLE_JSON} and {output / cal.PLOT_PNG}")
+    else:
+        console.print(f"wrote {output / cal.TABLE_JSON}; for the plot install matplotlib "
+                      "(pip install 'fibsbot[plot]') and rerun the same command")
+    console.print(f"played {played.played} matches in {played.wall_s:.0f} s; "
+                  f"{len(table['findings'])} findings")
+    return 0
+
+
+def _verify(table: Any, args: argparse.Namespace) -> int:
+    from bot.tournament import calibrate as cal
+
+    seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+    output = args.output or Path("calibration") / f"verify-{seed}"
+    targets = cal.plan_verify(table, args.verify, args.half_width)
+    console = Console(stderr=args.json)
+    for t in targets:
+        console.print(f"target {t.rating:g}: {t.strength.describe()}; matches "
+                      + ", ".join(f"{m} against {ref}" for ref, m in t.matches.items() if m))
+    console.print(f"seed {seed}, results in {output}")
+    start = time.perf_counter()
+    played = cal.play_parts(cal.verify_parts(table, targets, seed, output), _executor_factory(args), console)
+    seconds = time.perf_counter() - start
+    if played.interrupted:
+        console.print("interrupted: finished matches are saved; run the same command (same --seed) to resume")
+        return 130
+    rows = [cal.measured(table, t, played.results) for t in targets]
+    if args.json:
+        print(json.dumps({"verify": rows, "seconds": seconds}))
+        return 0
+    out = Table(title=f"Verification, seed {seed}", title_justify="left")
+    for column in ("target", "setting", "measured", "95% interval", "+-", "inside", "matches"):
+        out.add_column(column, justify="right")
+    for t, r in zip(targets, rows):
+        if r["rating"] is None:
+            out.add_row(f"{t.rating:g}", t.strength.setting.name, "-", "(a sweep: no estimate)", "-", "NO",
+                        str(r["matches"]))
+            continue
+        inside = r["low"] <= t.rating <= r["high"]
+        out.add_row(f"{t.rating:g}", t.strength.setting.name, f"{r['rating']:.0f}", f"{r['low']:.0f}..{r['high']:.0f}",
+                    f"{(r['high'] - r['low']) / 2:.0f}", "yes" if inside else "NO", str(r["matches"]))
+    console.print(out)
+    rate = 60.0 * played.played / seconds if seconds > 0 else 0.0
+    console.print(f"{played.played} matches in {seconds:.0f} s ({rate:.1f} matches/min)")
+    return 0
