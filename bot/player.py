@@ -31,6 +31,7 @@ from bot.config import BotConfig
 from bot.fibsboard import FibsBoard
 from bot.recorder import Ledger, Recorder, SavedIndex
 from engine.errors import BoardParseError, IllegalMoveError
+from engine.levels import Level
 from engine.match import GAME_PLAYING, MatchState
 from engine.position import Move, Position
 
@@ -59,15 +60,16 @@ class Decider(Protocol):
     whose checkers are ``position.board[1]``."""
 
     def best_move(self, position: Position, dice: tuple[int, int], match: MatchState | None = None,
-                  level: str = "expert") -> MoveChoice: ...
+                  level: str | Level = "expert") -> MoveChoice: ...
 
     def cube_decision(self, position: Position, match: MatchState | None = None,
-                      level: str = "expert") -> CubeChoice: ...
+                      level: str | Level = "expert") -> CubeChoice: ...
 
-    def resign_offer(self, position: Position, match: MatchState | None = None, level: str = "expert",
+    def resign_offer(self, position: Position, match: MatchState | None = None, level: str | Level = "expert",
                      declined: int = 0) -> int: ...
 
-    def accept_resignation(self, position: Position, match: MatchState | None, level: str, value: int) -> bool: ...
+    def accept_resignation(self, position: Position, match: MatchState | None, level: str | Level,
+                           value: int) -> bool: ...
 
 
 class Link(Protocol):
@@ -167,7 +169,10 @@ class Player:
                  records: bool = True, rng: random.Random | None = None) -> None:
         self.cfg = config
         self.decider = decider
-        self.level = config.engine.level
+        self.level = config.engine.level_name
+        self.play_level = config.engine.playing_level()  # a Level when playing by FIBS rating
+        if config.engine.strength is not None:
+            log.info("playing at %s", config.engine.describe_level())
         self.challenge = challenge
         self.rng = rng or random.Random()
         self.stats = Stats()
@@ -415,7 +420,7 @@ class Player:
             move = plays[0][0]
         else:
             match = self._state(board, 1).with_(dice=dice)
-            choice = await self._decide("move", lambda: self.decider.best_move(position, dice, match, self.level),
+            choice = await self._decide("move", lambda: self.decider.best_move(position, dice, match, self.play_level),
                                         None)
             move = choice.move if choice is not None else plays[0][0]
         if not self._current(act_id):
@@ -459,7 +464,8 @@ class Player:
         if board.player_may_double and not (m and m.crawford_game):
             state = self._state(board, 1)
             position = board.position
-            cube = await self._decide("cube", lambda: self.decider.cube_decision(position, state, self.level), None)
+            cube = await self._decide("cube", lambda: self.decider.cube_decision(position, state, self.play_level),
+                                      None)
             if not self._current(act_id):
                 return
             if cube is not None and cube.should_double:
@@ -477,7 +483,7 @@ class Player:
         position = board.position
         declined = m.resign_declined
         value = await self._decide(
-            "resign", lambda: self.decider.resign_offer(position, state, self.level, declined), 0)
+            "resign", lambda: self.decider.resign_offer(position, state, self.play_level, declined), 0)
         if not self._current(act_id) or value <= m.resign_declined or value not in (1, 2, 3):
             return False
         self.send(commands.resign(value))
@@ -496,7 +502,7 @@ class Player:
         """The opponent doubled: the decision is the doubler's cube decision, seen from them."""
         state = self._state(board, 0)
         position = board.position.swap()
-        cube = await self._decide("take", lambda: self.decider.cube_decision(position, state, self.level), None)
+        cube = await self._decide("take", lambda: self.decider.cube_decision(position, state, self.play_level), None)
         if self._current(act_id):
             self.send(commands.accept() if cube is None or cube.should_take else commands.reject())
 
@@ -505,7 +511,7 @@ class Player:
         state = self._state(board, 1)
         position = board.position
         accept = await self._decide(
-            "resignation", lambda: self.decider.accept_resignation(position, state, self.level, value), False)
+            "resignation", lambda: self.decider.accept_resignation(position, state, self.play_level, value), False)
         if self._current(act_id):
             self.send(commands.accept() if accept else commands.reject())
 
@@ -896,7 +902,7 @@ class Player:
         if command == "version":
             text = f"fibsbot {_version()}, a gnubg-compatible engine of its own."
         elif command == "level":
-            text = f"I play at gnubg's {self.level} level."
+            text = f"I play at {self.cfg.engine.describe_level()}."
         else:
             text = self.cfg.tell.help.format(name=self.name)
         # Chatter gets the help text rarely: other bots answer tells too, and must not loop with us.
