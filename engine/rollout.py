@@ -442,7 +442,7 @@ def run(engine: Any, job: RolloutJob, *, threads: int | None = None, progress: P
         for j, i in enumerate(active):
             values[i] = np.concatenate([values[i], block[:, j, :]])
         if job.settings.stop_se is not None:
-            values, active = _apply_stop(job, values, active, first, n, linked)
+            values, active = apply_stop(job, values, active, first, n, linked)
         active = [i for i in active if len(values[i]) < total]
         result = job.summarise(values, time.perf_counter() - start)
         if on_chunk is not None:
@@ -452,7 +452,7 @@ def run(engine: Any, job: RolloutJob, *, threads: int | None = None, progress: P
     return replace(result, seconds=time.perf_counter() - start)
 
 
-def _apply_stop(job: RolloutJob, values: list[np.ndarray], active: list[int], first: int, n: int,
+def apply_stop(job: RolloutJob, values: list[np.ndarray], active: list[int], first: int, n: int,
                 linked: bool) -> tuple[list[np.ndarray], list[int]]:
     """Cuts candidates at the first trial after which their standard errors (in
     equity) are within the limit; gnubg checks after every trial (spec 6.2),

@@ -109,6 +109,7 @@ class GnubgResult:
     label: str
     means: tuple[float, ...]
     errors: tuple[float, ...]
+    trials: int
 
 
 def _empty_cache() -> None:
@@ -144,12 +145,14 @@ def rollout(job: RolloutJob) -> list[GnubgResult]:
     if not values or len(values) != len(errors):
         raise RuntimeError("cannot parse gnubg's rollout output:\n" + text[-3000:])
     labels = job.labels()
+    games = [int(n) for n in re.findall(r"^(\d+) games,", final, re.M)]
+    games += [job.settings.trials] * (len(labels) - len(games))
     out = []
-    for label, v, e in zip(labels, values, errors):
+    for label, v, e, n in zip(labels, values, errors, games):
         # printed: W WG WBG - (1-W) LG LBG CL [CF]; the loss column's SE is se(W)
         means = [float(v[i]) for i in (0, 1, 2, 4, 5, 6)] + ([float(v[7])] if v[7] else [])
         errs = [float(e[i]) for i in (0, 1, 2, 4, 5, 6)] + ([float(e[7])] if e[7] else [])
-        out.append(GnubgResult(label, tuple(means), tuple(errs)))
+        out.append(GnubgResult(label, tuple(means), tuple(errs), n))
     return out
 
 

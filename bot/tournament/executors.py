@@ -16,14 +16,17 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol, cast
 
+import numpy as np
+
 from engine.analysis import analyse_match, by_player
 from engine.evaluator import Engine
 from engine.records import sgf
+from engine.rollout import OUTPUTS, RolloutJob, RolloutResult, apply_stop
 
 from bot.tournament.config import TournamentConfig
 from bot.tournament.play import THREADS, Table, play_match, summarise
@@ -188,13 +191,18 @@ _dask_engine: Engine | None = None
 _dask_lock = threading.Lock()
 
 
-def _dask_task(config: TournamentConfig, spec: MatchSpec) -> Outcome:
-    """Runs on a Dask worker: one Engine per worker process, shared by its threads."""
+def _worker_engine() -> Engine:
+    """A Dask worker's Engine: one per worker process, shared by its threads."""
     global _dask_engine
     with _dask_lock:
         if _dask_engine is None:
             _dask_engine = Engine()
-    return play_one(_dask_engine, config, spec)
+        return _dask_engine
+
+
+def _dask_task(config: TournamentConfig, spec: MatchSpec) -> Outcome:
+    """Runs on a Dask worker."""
+    return play_one(_worker_engine(), config, spec)
 
 
 class DaskExecutor:
@@ -262,3 +270,76 @@ class DaskExecutor:
         if self._futures:
             self._client.cancel(list(self._futures))
             self._futures = set()
+
+
+# ---- rollouts: trial ranges as tasks ---------------------------------------------------------
+
+def _rollout_range(job: RolloutJob, first: int, n: int, threads: int) -> tuple[int, np.ndarray]:
+    """Runs on a Dask worker: trials first .. first+n-1 of every candidate."""
+    return first, job.run_range(_worker_engine(), first, n, threads)
+
+
+class DaskRollout:
+    """A rollout's trial ranges as tasks on a Dask cluster (``scheduler``: its
+    address, or a ``distributed.Client``).
+
+    Trial i depends only on the job and i, so the ranges can run anywhere in
+    any order: they are merged in index order and added up as a local run
+    adds them, giving the same numbers. A future is held until its range has
+    been merged, so the scheduler recomputes the range of a worker lost
+    before that. Stopping on standard error cuts the merged trials where a
+    local run stops (the cluster may have played a few ranges more).
+    """
+
+    def __init__(self, scheduler: Any, range_size: int = 72, threads_per_task: int = 1) -> None:
+        if range_size < 1 or threads_per_task < 1:
+            raise ValueError("range_size and threads_per_task must be at least 1")
+        try:
+            self._dask: Any = importlib.import_module("distributed")
+        except ImportError:
+            raise RuntimeError("the dask executor needs Dask's distributed package: "
+                               "pip install 'fibsbot[cluster]'") from None
+        self._own = isinstance(scheduler, str)
+        self._client = self._dask.Client(scheduler) if self._own else scheduler
+        self.range_size = range_size
+        self.threads_per_task = threads_per_task
+
+    def run(self, engine: Engine, job: RolloutJob, *, done: Sequence[np.ndarray] | None = None,
+            progress: Callable[[int, int, RolloutResult], None] | None = None,
+            on_chunk: Callable[[list[np.ndarray]], None] | None = None) -> RolloutResult:
+        """Like engine.rollout.run (``engine`` summarises here; the workers load their own)."""
+        start = time.perf_counter()
+        total = job.settings.trials
+        n_cands = len(job.labels())
+        have = [np.asarray(v, np.float32).reshape(-1, OUTPUTS) for v in done] if done is not None else None
+        # a resumed rollout continues from the trials every candidate has
+        first = min(len(v) for v in have) if have else 0
+        prefix = [v[:first] for v in have] if have else [np.zeros((0, OUTPUTS), np.float32)] * n_cands
+        futures = [self._client.submit(_rollout_range, job, a, min(self.range_size, total - a),
+                                       self.threads_per_task, pure=False)
+                   for a in range(first, total, self.range_size)]
+        pending: dict[int, np.ndarray] = {}
+        merged = first
+        try:
+            for future in self._dask.as_completed(futures):
+                at, block = future.result()
+                pending[at] = block
+                future.release()
+                if at != merged:
+                    continue
+                while merged in pending:  # the contiguous prefix grew: merge it in order
+                    block = pending.pop(merged)
+                    prefix = [np.concatenate([prefix[i], block[:, i, :]]) for i in range(n_cands)]
+                    merged += len(block)
+                if on_chunk is not None:
+                    on_chunk(prefix)
+                if progress is not None:
+                    progress(merged, total, job.summarise(prefix, time.perf_counter() - start))
+        finally:
+            self._client.cancel(futures)
+            if self._own:
+                self._client.close()
+        if job.settings.stop_se is not None:
+            prefix, _ = apply_stop(job, prefix, list(range(n_cands)), first, total - first,
+                                    job.candidates == "cube")
+        return job.summarise(prefix, time.perf_counter() - start)
