@@ -109,7 +109,7 @@ class RolloutSettings:
         """The settings of :meth:`as_dict` (ValueError for anything else)."""
         if not isinstance(data, dict) or set(data) - set(cls.__dataclass_fields__):
             raise ValueError("not a rollout's settings")
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
         try:
             return cls(**fields)
         except TypeError as exc:
@@ -382,21 +382,21 @@ def _candidate(label: str, st: Any, ci: Any, report_ci: Any, inverted: bool, cub
 
 
 def _double_pass(ci: Any, match: bool) -> CandidateResult:
+    """Double/pass is not rolled out: 1 (money) or the MET's value (match)."""
+    mwc: float | None = None
+    eq = 1.0
     if match:
         mwc = float(lib.bg_met_mwc(ci.met, ci.score[0], ci.score[1], ci.match_to, ci.move, ci.cube,
                                    ci.move, ci.crawford))
-        eq: float = _emg(mwc, ci)
-    else:
-        mwc, eq = None, 1.0  # type: ignore[assignment]
+        eq = _emg(mwc, ci)
     zero = (0.0,) * 5
-    return CandidateResult("double, pass", zero, eq, eq, mwc if match else None, zero, 0.0, 0.0,
-                           0.0 if match else None, 0)
+    return CandidateResult("double, pass", zero, eq, eq, mwc, zero, 0.0, 0.0, 0.0 if match else None, 0)
 
 
 def _cube_action(ci: Any, results: list[CandidateResult], win_gammon: float) -> str:
     nd, dt, dp = (r.cubeful_equity for r in results)
     optimal = ffi.new("float *")
-    code = lib.bg_cube_classify(ci, ffi.new("float[3]", [nd, dt, dp]), win_gammon, optimal)
+    code = int(lib.bg_cube_classify(ci, ffi.new("float[3]", [nd, dt, dp]), win_gammon, optimal))
     return ACTIONS[code]
 
 

@@ -36,7 +36,7 @@ _ROLL = re.compile(r";[BW]\[(\d)(\d)")
 
 
 def _gnubg() -> Any:
-    import gnubg  # the oracle: only the benchmarks and tests need it
+    import gnubg  # type: ignore[import-untyped]  # the oracle (no stubs); benchmarks and tests only
 
     if not _READY:
         lib = ctypes.CDLL(gnubg._gnubg.__file__)
