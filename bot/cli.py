@@ -35,6 +35,15 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
     position, match = parse_gnubg_id(args.id)
     dice = args.dice or (match.dice if match else None)
+    if args.rollout:
+        from bot.rollout_cli import hint_rollout_text
+
+        try:
+            print(hint_rollout_text(Engine(), position, match, dice, args))
+        except ValueError as exc:  # settings, or no cube to roll out
+            print(f"fibsbot hint: {exc}", file=sys.stderr)
+            return 2
+        return 0
     level: str | Level = args.level
     if args.rating is not None:
         try:
@@ -133,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help='a gnubg level: beginner ... expert, "world class", supremo, grandmaster, 4ply (default expert)')
     hint.add_argument("--rating", type=float, metavar="FIBS_RATING",
                       help="instead of --level: the strength table's setting for this FIBS rating")
+    hint.add_argument("--rollout", action="store_true",
+                      help="roll the candidates out (gnubg's rollouts; the settings of fibsbot rollout)")
+    from bot.rollout_cli import add_rollout_arguments
+
+    add_rollout_arguments(hint, for_hint=True)
     hint.set_defaults(run=cmd_hint)
     convert = sub.add_parser("convert", help="convert a match record between .sgf and .mat")
     convert.add_argument("input", help="an .sgf or .mat file")
