@@ -31,7 +31,8 @@ DEFAULT_PLAYS = 5
 def add_rollout_arguments(p: argparse.ArgumentParser, *, for_hint: bool = False) -> None:
     """The rollout settings' flags (``fibsbot rollout``; ``hint --rollout`` takes them too)."""
     p.add_argument("--trials", type=int, default=1296, help="trials (games) per candidate (default 1296)")
-    p.add_argument("--level", default="expert", help="chequer play of both sides (default expert)")
+    if not for_hint:  # hint has its own --level
+        p.add_argument("--level", default="expert", help="chequer play of both sides (default expert)")
     p.add_argument("--cube-level", default=None, help="cube decisions (default: --level)")
     p.add_argument("--truncate", type=int, default=None, metavar="N", help="stop each trial after N half-moves")
     p.add_argument("--seed", type=int, default=0, help="dice seed (gnubg's `set rollout seed`)")
