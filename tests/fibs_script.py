@@ -24,7 +24,8 @@ from bot.server import FibsServer
 WHO = re.compile(r"[5678]( .*)?")  # who / login / logout lines come at any time
 ASYNC = re.compile(r"[5678]( .*)?|1[2-9] .*|20 .*|\S+ (?:is|stops) watching you\.")
 """Lines that may arrive at any moment: who, login/logout, chat, watchers coming and going."""
-TIMEOUT_S = 20.0
+TIMEOUT_S = 60.0
+"""Only a stuck guard: a busy machine may be slow, and a test must not fail for it."""
 
 
 class ProtocolError(AssertionError):
@@ -64,10 +65,19 @@ class Client:
         self.writer.write(line.encode() + b"\r\n")
         await self.writer.drain()
 
+    async def _read(self, timeout: float) -> bytes:
+        """More bytes; a timeout names the client and shows what it saw last (the log of a stuck run)."""
+        try:
+            return await asyncio.wait_for(self.reader.read(65536), timeout)
+        except TimeoutError:
+            tail = "\n  ".join(self.transcript[-20:])
+            raise TimeoutError(f"{self.name}: nothing for {timeout:g} s after {self._buffer[-200:]!r}; "
+                               f"the last lines:\n  {tail}") from None
+
     async def line(self, timeout: float = TIMEOUT_S) -> str:
         """The next line without its CR LF; the prompt ``login: `` counts as a line."""
         while b"\n" not in self._buffer and self._buffer != b"login: ":
-            data = await asyncio.wait_for(self.reader.read(65536), timeout)
+            data = await self._read(timeout)
             if not data:
                 raise EOFError(f"{self.name}: server closed the connection")
             self._buffer += data
@@ -82,7 +92,7 @@ class Client:
     async def read_until(self, marker: bytes, timeout: float = TIMEOUT_S) -> bytes:
         """Raw bytes up to and including ``marker`` (prompts without a line end, telnet bytes)."""
         while marker not in self._buffer:
-            data = await asyncio.wait_for(self.reader.read(65536), timeout)
+            data = await self._read(timeout)
             if not data:
                 raise EOFError(f"{self.name}: server closed the connection")
             self._buffer += data

@@ -17,10 +17,17 @@ from bot.clip import Error, Unknown, parse_all  # noqa: E402
 async def _play_match(db: Path, server_seed: int) -> tuple[list[str], list[str], str]:
     async with make_server(db, seed=server_seed) as server:
         a, b = await start_match(server.port, "alice", "bob", 3)
-        ra, rb = await asyncio.gather(MatchPlayer(a, "bob", 3, seed=11).run(),
-                                      MatchPlayer(b, "alice", 3, seed=22).run())
-        assert ra.winner == rb.winner and ra.score == rb.score[::-1]
-        assert max(ra.score) >= 3 and ra.games >= 1
+        try:
+            ra, rb = await asyncio.gather(MatchPlayer(a, "bob", 3, seed=11).run(),
+                                          MatchPlayer(b, "alice", 3, seed=22).run())
+            assert ra.winner == rb.winner and ra.score == rb.score[::-1]
+            assert max(ra.score) >= 3 and ra.games >= 1
+        except BaseException as exc:  # keep the run's whole log: a rare failure must be readable afterwards
+            log = db.with_suffix(".transcripts.log")
+            log.write_text("\n".join([f"server seed {server_seed}", "--- alice", *a.transcript,
+                                       "--- bob", *b.transcript]) + "\n")
+            exc.add_note(f"both clients' transcripts: {log}")
+            raise
         await a.close()
         await b.close()
         return a.transcript, b.transcript, ra.winner
@@ -85,21 +92,12 @@ async def test_shutdown_saves_running_matches(tmp_path: Path) -> None:
         a, b = await start_match(server.port, "alice", "bob", 5)
         await a.expect(r"Starting a new game with bob\.")
         await b.expect(r"Starting a new game with alice\.")
-    assert "Your game with bob was saved." in await _rest(a)  # then the server closed the connection
+    assert "Your game with bob was saved." in await a.rest()  # then the server closed the connection
     async with make_server(db) as server:
         c = await Client.connect(server.port, "alice")
         await c.send("show saved")
         await c.expect(r"  opponent .*")
         await c.expect(r"  bob {21}5 {16}0 -  0")
-
-
-async def _rest(client: Client) -> list[str]:
-    rest = []
-    try:
-        while True:
-            rest.append(await client.line(timeout=2))
-    except (EOFError, TimeoutError):
-        return rest
 
 
 async def test_the_bots_parser_knows_every_line_of_a_match(tmp_path: Path) -> None:

@@ -126,7 +126,9 @@ class FibsServer:
     async def start(self) -> None:
         if self.forget_saved:
             log.info("forgot %d saved matches", self.store.forget_saved_matches())
-        self._server = await asyncio.start_server(self._client, self.host, self._port)
+        # a deep accept queue: a burst of sockets is accepted (and refused over the cap) instead of
+        # leaving later clients' SYNs dropped and retried a second later
+        self._server = await asyncio.start_server(self._client, self.host, self._port, backlog=1024)
         log.info("listening on %s:%d", self.host, self.port)
 
     @property
