@@ -19,6 +19,11 @@ void bg_position_id(const unsigned int *board, char *out);
 int bg_board_from_position_id(const char *id, unsigned int *board);
 /* 0 if the board is a legal backgammon position, else a negative code. */
 int bg_check_board(const unsigned int *board);
+/* The same with boards as 50 bytes (each a chequer count), the Python key:
+ * bg_position_id of one board; n IDs of 14 characters each, end to end, into
+ * n boards (0, or the first ID's negative error code). */
+void bg_position_id8(const char *board8, char *out);
+int bg_boards8_from_position_ids(const char *ids, int n, char *boards8);
 const char *bg_error_text(int code);
 
 /* ---- movegen.c: legal plays ---- */
@@ -26,6 +31,10 @@ const char *bg_error_text(int code);
  * the mover, not swapped). Returns the count, or -1 if max is too small. */
 int bg_legal_moves(const unsigned int *board, int die1, int die2,
                    bg_move *moves, unsigned int *results, int max);
+/* The same with boards as 50 bytes (the Python key): results8 gets 50 bytes
+ * per play; scratch holds max boards of 50 uints. */
+int bg_legal_moves8(const char *board8, int die1, int die2, bg_move *moves, unsigned int *scratch,
+                    char *results8, int max);
 /* Counts plays over a set of boards and rolls without returning them (bench). */
 long long bg_count_moves(const unsigned int *boards, int n_boards,
                          const int *dice, int n_rolls);
@@ -254,6 +263,44 @@ int bg_cube_decide(const bg_engine *engine, bg_cache *cache, const unsigned int 
 int bg_evaluate_nply(const bg_engine *engine, bg_cache *cache, const unsigned int *board,
                      const bg_search_settings *settings, const bg_cubeinfo *ci, float *probs,
                      float *equity);
+
+/* ---- bulk.c: many decisions in one call (boards as 50 bytes each, the
+ * Python key). Decisions are shared out to `threads` threads (0 = every
+ * core), each searched on one thread: every answer equals the one-at-a-time
+ * call's. cis: one cube info per decision (ci_step 1) or one for all (0). ---- */
+
+/* bg_best_move with the board as 50 bytes. */
+int bg_best_move8(const bg_engine *engine, bg_cache *cache, const char *board8, int die1, int die2,
+                  const bg_search_settings *settings, const bg_cubeinfo *ci, bg_move *moves,
+                  unsigned int *results, float *equity, float *equity2, float *probs, int *plies,
+                  int max);
+/* bg_cube_decide with the board as 50 bytes (precheck may not be NULL) and,
+ * in info3 (may be NULL), what the bot's rules read besides: whether the cube
+ * is available (bg_cube_available), the dead-cube double point of the
+ * precheck, and whether beavers apply (money with beavers). */
+int bg_cube_decide8(const bg_engine *engine, bg_cache *cache, const char *board8,
+                    const bg_search_settings *settings, const bg_cubeinfo *ci, float *out4,
+                    float *probs, float *precheck, float *info3);
+/* The chosen play of n decisions (dice[2i], dice[2i+1]): moves[i], results
+ * (50 uints each), equity[i], equity2[i], probs (5 each), plies[i] as
+ * bg_best_move's first candidate; status[i] = 1, 0 (no legal play) or a
+ * negative BG_SEARCH_ERR_*. Returns 0 or BG_SEARCH_ERR_SETTINGS. */
+int bg_best_moves8(const bg_engine *engine, bg_cache *cache, const char *boards8, const int *dice,
+                   int n, const bg_search_settings *settings, const bg_cubeinfo *cis, int ci_step,
+                   int threads, bg_move *moves, unsigned int *results, float *equity,
+                   float *equity2, float *probs, int *plies, int *status);
+/* bg_cube_decide8 on n boards: out4 (4 each), probs and precheck (5 each),
+ * info (3 each), codes[i] = the decision code or a negative BG_SEARCH_ERR_*.
+ * Returns 0 or BG_SEARCH_ERR_SETTINGS. */
+int bg_cube_decide_many8(const bg_engine *engine, bg_cache *cache, const char *boards8, int n,
+                         const bg_search_settings *settings, const bg_cubeinfo *cis, int ci_step,
+                         int threads, float *out4, float *probs, float *precheck, float *info,
+                         int *codes);
+/* 0-ply evaluation of n positions given as 14-character position IDs end to
+ * end (out: 5 floats each; classes may not be NULL). Returns 0, a position
+ * ID's error code (some ID is invalid), or BG_SEARCH_ERR_MEMORY. */
+int bg_evaluate_ids(const bg_engine *engine, bg_cache *cache, const char *ids, int n, int threads,
+                    float *out, int *classes);
 
 /* Test hook: the search's own results generator against bg_legal_moves on
  * every roll of n boards (both die orders); returns the mismatches. */

@@ -198,6 +198,21 @@ int bg_legal_moves(const unsigned int *flat, int die1, int die2,
     return movegen_generate(b, die1, die2, moves, (bg_board *)results, max);
 }
 
+int bg_legal_moves8(const char *board8, int die1, int die2, bg_move *moves, unsigned int *scratch,
+                    char *results8, int max)
+{
+    if (die1 < 1 || die1 > 6 || die2 < 1 || die2 > 6)
+        return -1;
+    bg_board b;
+    for (int i = 0; i < 50; i++)
+        b[i / 25][i % 25] = (unsigned char)board8[i];
+    int n = movegen_generate(b, die1, die2, moves, (bg_board *)scratch, max);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < 50; i++)
+            results8[50 * (size_t)k + i] = (char)scratch[50 * (size_t)k + i];
+    return n;
+}
+
 long long bg_count_moves(const unsigned int *boards, int n_boards,
                          const int *dice, int n_rolls)
 {

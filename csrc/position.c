@@ -82,8 +82,13 @@ void bg_position_id(const unsigned int *flat, char *out)
 
 static int b64_value(char c)
 {
-    const char *p = c ? strchr(B64, c) : NULL;
-    return p ? (int)(p - B64) : -1;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 int bg_board_from_position_id(const char *id, unsigned int *flat)
@@ -105,17 +110,42 @@ int bg_board_from_position_id(const char *id, unsigned int *flat)
     }
     memset(flat, 0, 50 * sizeof(unsigned int));
     int slot = 0;
-    for (int bit = 0; bit < 80 && slot < 50; bit++) {
-        if (key[bit >> 3] >> (bit & 7) & 1) {
-            if (++flat[slot] > BG_CHECKERS)
-                return BG_ERR_TOO_MANY;
-        } else {
-            slot++;
+    for (int byte = 0; byte < 10 && slot < 50; byte++)
+        for (unsigned int bits = key[byte], k = 0; k < 8 && slot < 50; k++, bits >>= 1) {
+            if (bits & 1) {
+                if (++flat[slot] > BG_CHECKERS)
+                    return BG_ERR_TOO_MANY;
+            } else {
+                slot++;
+            }
         }
-    }
     bg_board b;
     board_from_flat(flat, b);
     return board_check(b);
+}
+
+void bg_position_id8(const char *board8, char *out)
+{
+    unsigned int flat[50];
+    for (int i = 0; i < 50; i++)
+        flat[i] = (unsigned char)board8[i];
+    bg_position_id(flat, out);
+}
+
+int bg_boards8_from_position_ids(const char *ids, int n, char *boards8)
+{
+    for (int i = 0; i < n; i++) {
+        char id[15];
+        memcpy(id, ids + 14 * (size_t)i, 14);
+        id[14] = '\0';
+        unsigned int flat[50];
+        int rc = bg_board_from_position_id(id, flat);
+        if (rc)
+            return rc;
+        for (int j = 0; j < 50; j++)
+            boards8[50 * (size_t)i + j] = (char)flat[j];
+    }
+    return 0;
 }
 
 int bg_check_board(const unsigned int *flat)

@@ -553,10 +553,11 @@ static void collapse(const bg_cubeinfo *cps, int n, const bg_cubeinfo *kids, con
 
 /* ---- move choice inside the tree ------------------------------------------------ */
 
-/* Scores of a move whose result (opponent on roll) nb has 0-ply outputs p. */
+/* Scores of a move whose result (opponent on roll) nb has 0-ply outputs p;
+ * low_eff: the cube-efficiency set of the context scoring it. */
 static void score_leaf(worker *w, const bg_board nb, int cls, const float p[5],
                        const bg_cubeinfo *ci_move, const bg_cubeinfo *ci_opp,
-                       const bg_cubeinfo *kids, float *s1, float *s2)
+                       const bg_cubeinfo *kids, int low_eff, float *s1, float *s2)
 {
     *s2 = -utility(p, ci_opp);
     if (!w->cubeful) {
@@ -564,7 +565,7 @@ static void score_leaf(worker *w, const bg_board nb, int cls, const float p[5],
         return;
     }
     float v[2], cf;
-    leaf_cube_values(w, nb, cls, p, kids, 2, w->low_eff_choice, v);
+    leaf_cube_values(w, nb, cls, p, kids, 2, low_eff, v);
     collapse(ci_opp, 1, kids, v, &cf);
     *s1 = score_from_cubeful(cf, ci_move);
 }
@@ -652,7 +653,8 @@ static int choose_move(worker *w, const bg_board b, int d0, int d1, const bg_cub
         for (int j = 0; j < k; j++) {
             float s1, s2;
             int idx = pruned ? pick[j] : t0 + j;
-            score_leaf(w, res[idx], cls[j], p[j], ci_move, &ci_opp, kids, &s1, &s2);
+            score_leaf(w, res[idx], cls[j], p[j], ci_move, &ci_opp, kids, w->low_eff_choice, &s1,
+                       &s2);
             if (best < 0 || s1 > bs || (s1 == bs && s2 > bs2)) {
                 best = idx;
                 bs = s1;
@@ -1046,10 +1048,46 @@ static int cmp_general(const void *x, const void *y)
     return a->idx - b->idx;
 }
 
+/* Scores the listed candidates at 0 ply: the leaves of score_moves's k = 0
+ * roots, evaluated in batches (the same values in the same order). */
+static void score_moves0(context *cx, const bg_board *res, cand **list, int n,
+                         const bg_cubeinfo *ci)
+{
+    worker *w = &cx->w;
+    bg_cubeinfo ci_opp = *ci, kids[2];
+    ci_opp.move = !ci->move;
+    if (w->cubeful)
+        make_cube_pos(&ci_opp, 1, 0, 0, kids);
+    enum { CHUNK = 16 };
+    for (int t0 = 0; t0 < n; t0 += CHUNK) {
+        int k = n - t0 < CHUNK ? n - t0 : CHUNK;
+        bg_board nb[CHUNK];
+        float p[CHUNK][5];
+        int cls[CHUNK];
+        for (int j = 0; j < k; j++) {
+            memcpy(nb[j], res[list[t0 + j]->idx], sizeof(bg_board));
+            board_swap(nb[j]);
+        }
+        leaf_probs_many(w, (const bg_board *)nb, NULL, k, -1, p, cls);
+        for (int j = 0; j < k; j++) {
+            cand *c = list[t0 + j];
+            score_leaf(w, (const unsigned int(*)[25])nb[j], cls[j], p[j], ci, &ci_opp, kids,
+                       w->low_eff, &c->s1, &c->s2);
+            memcpy(c->p, p[j], sizeof c->p);
+            invert(c->p);
+            c->depth = 0;
+        }
+    }
+}
+
 /* Scores the listed candidates at k plies (from the mover's side). */
 static int score_moves(context *cx, scratch *sc, const bg_board *res, cand **list, int n, int k,
                        const bg_cubeinfo *ci)
 {
+    if (k == 0) {
+        score_moves0(cx, res, list, n, ci);
+        return 0;
+    }
     root_node *roots = malloc(sizeof(root_node) * (size_t)(n > 0 ? n : 1));
     if (!roots)
         return BG_SEARCH_ERR_MEMORY;
@@ -1204,6 +1242,12 @@ static int eval_root(context *cx, const bg_board b, const bg_cubeinfo *ci, const
     scratch *sc = thread_scratch();
     if (!sc)
         return BG_SEARCH_ERR_MEMORY;
+    if (plies == 0) { /* a leaf: evaluated here, as the job's one task would */
+        worker w = cx->w;
+        w.sc = sc;
+        node_eval(&w, b, 0, ci, cps, n, top, NULL, 0, out, cf);
+        return 0;
+    }
     root_node *rn = malloc(sizeof *rn);
     if (!rn)
         return BG_SEARCH_ERR_MEMORY;

@@ -3,6 +3,7 @@
     python -m engine.bench movegen [--positions N]
     python -m engine.bench eval
     python -m engine.bench decide
+    python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench --signature
 
@@ -138,6 +139,13 @@ def run_eval(args: argparse.Namespace) -> None:
 @command("decide")
 def run_decide(args: argparse.Namespace) -> None:
     from engine.bench_decide import run_decide as run
+
+    run(args)
+
+
+@command("api")
+def run_api(args: argparse.Namespace) -> None:
+    from engine.bench_api import run_api as run
 
     run(args)
 

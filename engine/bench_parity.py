@@ -175,7 +175,9 @@ def gnubg_play_index(position: Position, candidates: Sequence[Candidate], tup: S
     board = gnubg_tuple_board(position, tup)
     if board is not None:
         return [i for i, c in enumerate(candidates) if c.position.board == board]
-    return [i for i, c in enumerate(candidates) if _steps_fit(c.move, tup)]
+    # the steps before the cut and the bear-off: the whole play when nothing followed
+    head = gnubg_tuple_board(position, tuple(tup[:-1]) + (tup[-1], 0))
+    return [i for i, c in enumerate(candidates) if c.position.board == head or _steps_fit(c.move, tup)]
 
 
 @dataclass

@@ -219,6 +219,28 @@ def cube_decision_from_probabilities(
     return decision_of(code, out, ci, ffi.new("float[5]", pre), plies)
 
 
+_new_equities = tuple.__new__
+_set = object.__setattr__
+
+
+def decision_from_c(code: int, out: Any, pre_win: float, info: Any, plies: int) -> CubeDecision:
+    """The decision of a C cube call that also returned ``info`` (bg_cube_decide8:
+    availability, dead-cube double point, money with beavers); ``pre_win`` is the
+    precheck's win chance. Built by filling the instance's fields at once (a
+    frozen dataclass's __init__ costs as much as a 0-ply decision's C work)."""
+    available = info[0] != 0.0
+    double_point = info[1]
+    d = object.__new__(CubeDecision)
+    _set(d, "__dict__", {
+        "code": code, "equities": _new_equities(CubeEquities, (out[1], out[2], out[3])), "optimal": out[0],
+        "cube_available": available,
+        "should_double": available and pre_win >= double_point and (
+            code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre_win > 0.001)),
+        "should_take": code not in _PASSES, "should_beaver": info[2] != 0.0 and code in _BEAVERS,
+        "double_point": double_point})
+    return d
+
+
 def decision_of(code: int, out: Any, ci: Any, pre: Any, plies: int) -> CubeDecision:
     """The decision for gnubg's cube-decision ``code``: ``out`` holds the optimal,
     no-double, double/take and double/pass equities; ``pre`` the probabilities its

@@ -32,7 +32,7 @@ from engine import data
 from engine._core import ffi, lib
 from engine.errors import DataFileError
 from engine.met import MatchEquityTable, default_met, met_at
-from engine.position import Position
+from engine.position import Position, boards_from_ids
 
 _F32 = np.float32
 _LOAD_VERIFY = 1
@@ -144,6 +144,19 @@ def boards_bytes(positions: Iterable[Any] | np.ndarray) -> tuple[bytes, int]:
     return b"".join(_slow_bytes(b) for b in boards), len(boards)
 
 
+_search_module: Any = None
+
+
+def _search() -> Any:
+    """engine.search (decisions), imported on first use (it imports this module)."""
+    global _search_module
+    if _search_module is None:
+        from engine import search
+
+        _search_module = search
+    return _search_module
+
+
 class Engine:
     """gnubg-compatible evaluator. ``Engine(data_dir=None)`` loads weights and bearoff
     databases once (see :mod:`engine.data` for where they are found).
@@ -226,6 +239,24 @@ class Engine:
             raise ValueError("a side has more than 15 checkers")
         return PositionClass(out[0])
 
+    def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0,
+                     with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """:meth:`evaluate_many` of gnubg position IDs, decoded and evaluated in one
+        C call on ``threads`` threads (0: every core); BoardParseError names a bad ID."""
+        ids = list(position_ids)
+        out = np.empty((len(ids), 5), dtype=np.float32)
+        classes = np.empty(len(ids), dtype=np.int32)
+        if ids:
+            raw = "".join(ids).encode("ascii", "replace")
+            rc = -1 if len(raw) != 14 * len(ids) else lib.bg_evaluate_ids(
+                self._ctx, self._cache, raw, len(ids), threads, ffi.from_buffer("float[]", out),
+                ffi.from_buffer("int[]", classes))
+            if rc:
+                boards_from_ids(ids)  # raises, naming the bad ID
+                raise MemoryError("cannot evaluate the positions")
+        probs = out.astype(np.float64)
+        return (probs, classes) if with_classes else probs
+
     def classify_many(self, positions: Iterable[Any] | np.ndarray) -> np.ndarray:
         """Class codes of a batch, in one C call."""
         data, n = boards_bytes(positions)
@@ -241,27 +272,28 @@ class Engine:
     def best_move(self, position: Any, dice: tuple[int, int], match: Any = None,
                   level: Any = "expert", **kw: Any) -> Any:
         """gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``)."""
-        from engine import search
+        return _search().best_move(self, position, dice, match, level, **kw)
 
-        return search.best_move(self, position, dice, match, level, **kw)
+    def best_moves(self, positions: Any, dice: Any, level: Any = "expert", match: Any = None, **kw: Any) -> Any:
+        """:meth:`best_move` of many positions in one C call, threads inside (a list of
+        MoveDecision; ``dice`` and ``match``: one for all or one per position)."""
+        return _search().best_moves(self, positions, dice, level, match, **kw)
+
+    def cube_decisions(self, positions: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+        """:meth:`cube_decision` of many positions in one C call, threads inside."""
+        return _search().cube_decisions(self, positions, match, level, **kw)
 
     def cube_decision(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
         """gnubg's cube decision for the side on roll before rolling (a CubeDecision)."""
-        from engine import search
-
-        return search.cube_decision(self, position, match, level, **kw)
+        return _search().cube_decision(self, position, match, level, **kw)
 
     def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
         """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""
-        from engine import search
-
-        return search.resign_offer(self, position, match, level, declined)
+        return _search().resign_offer(self, position, match, level, declined)
 
     def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
         """Whether the side on roll (offered ``value``) accepts the other side's resignation."""
-        from engine import search
-
-        return search.accept_resignation(self, position, match, level, value)
+        return _search().accept_resignation(self, position, match, level, value)
 
     def rollout(self, position: Any, match: Any = None, *, candidates: Any = None, trials: int = 1296,
                 level: Any = "expert", cube_level: Any = None, truncate: int | None = None, seed: int = 0,
@@ -280,6 +312,4 @@ class Engine:
 
     def evaluate_nply(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
         """n-ply evaluation before the roll at the level's cube context (an NplyEvaluation)."""
-        from engine import search
-
-        return search.evaluate_nply(self, position, match, level, **kw)
+        return _search().evaluate_nply(self, position, match, level, **kw)

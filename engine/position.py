@@ -20,7 +20,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine._core import ffi, lib
 from engine.errors import BoardParseError, IllegalMoveError
@@ -105,15 +105,16 @@ class Move:
     '8/5(2) 6/5(2)'
     """
 
-    __slots__ = ("steps", "_text", "_key")
+    __slots__ = ("_steps", "_raw", "_text", "_key")
 
     def __init__(self, steps: Iterable[Step] = ()) -> None:
-        self.steps: tuple[Step, ...] = tuple(s if type(s) is Step else Step(*s) for s in steps)
-        if len(self.steps) > 4:
-            raise IllegalMoveError(f"a play has at most 4 steps, got {len(self.steps)}")
-        for s in self.steps:
+        self._steps: tuple[Step, ...] | None = tuple(s if type(s) is Step else Step(*s) for s in steps)
+        if len(self._steps) > 4:
+            raise IllegalMoveError(f"a play has at most 4 steps, got {len(self._steps)}")
+        for s in self._steps:
             if not (0 < s.src <= BAR and 0 <= s.dst < s.src and s.dst < BAR):
                 raise IllegalMoveError(f"step {_point_text(s.src)}/{_point_text(s.dst)} does not move forward")
+        self._raw = b""
         self._text: str | None = None
         self._key: tuple[str, ...] = ()
 
@@ -121,8 +122,17 @@ class Move:
     def from_valid(cls, steps: tuple[Step, ...]) -> Move:
         """A Move of steps known to be valid (the C generator's): skips the checks."""
         move = object.__new__(cls)
-        move.steps, move._text, move._key = steps, None, ()
+        move._steps, move._raw, move._text, move._key = steps, b"", None, ()
         return move
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The checker steps (a play from the C generator decodes them on first use)."""
+        if self._steps is None:
+            raw = self._raw  # one bg_move: src[4], dst[4] (0-based, off = -1), hit[4], n_steps
+            self._steps = tuple([Step(raw[i] + 1, (raw[4 + i] + 1) & 0xFF, raw[8 + i] != 0)
+                                 for i in range(raw[12])])
+        return self._steps
 
     def _format(self) -> str:
         # formatted on first use: move lists are built far more often than printed
@@ -183,9 +193,50 @@ class Move:
 def move_from_c(raw: bytes, k: int = 0) -> Move:
     """The ``k``-th Move of an array of the C engine's bg_move copied out as bytes
     (0-based points there)."""
-    at = k * C_MOVE_SIZE
-    return Move.from_valid(tuple([Step(raw[at + i] + 1, (raw[at + 4 + i] + 1) & 0xFF, raw[at + 8 + i] != 0)
-                                  for i in range(raw[at + 12])]))
+    move = object.__new__(Move)
+    move._steps, move._raw, move._text, move._key = None, raw[k * C_MOVE_SIZE:(k + 1) * C_MOVE_SIZE], None, ()
+    return move
+
+
+def _key_buffer() -> Any:
+    try:
+        return _buffers.key_out
+    except AttributeError:
+        _buffers.key_out = ffi.new("char[50]")
+        return _buffers.key_out
+
+
+def _id_buffer() -> Any:
+    try:
+        return _buffers.id_out
+    except AttributeError:
+        _buffers.id_out = ffi.new("char[15]")
+        return _buffers.id_out
+
+
+def boards_from_ids(ids: Sequence[str]) -> bytes:
+    """The 50-byte keys of gnubg position IDs, end to end, decoded in one C call.
+
+    >>> boards_from_ids(["4HPwATDgc/ABMA"]) == Position.initial().key
+    True
+    """
+    try:
+        raw = "".join(ids).encode("ascii")
+    except UnicodeEncodeError:
+        raw = b""
+    if len(raw) != 14 * len(ids) or not all(len(i) == 14 for i in ids):
+        bad = next((i for i in ids if len(i) != 14 or not i.isascii()), "")
+        raise BoardParseError(f"bad position ID {bad!r}: a position ID has 14 characters")
+    out = ffi.new("char[]", 50 * len(ids))
+    rc = lib.bg_boards8_from_position_ids(raw, len(ids), out)
+    if rc:
+        for i in ids:  # name the first bad one
+            one = ffi.new("char[50]")
+            code = lib.bg_boards8_from_position_ids(i.encode("ascii"), 1, one)
+            if code:
+                raise BoardParseError(f"bad position ID {i!r}: {ffi.string(lib.bg_error_text(code)).decode()}")
+    keys: bytes = ffi.buffer(out)[:]
+    return keys
 
 
 def _flat(board: Board) -> list[int]:
@@ -205,19 +256,42 @@ def _check(board: Board) -> None:
 
 
 class Position:
-    """An immutable board with the side on roll in ``board[1]``."""
+    """An immutable board with the side on roll in ``board[1]``.
 
-    __slots__ = ("board", "_key")
+    A Position holds its board as the engine's 50-byte key (``key``) or as
+    rows (``board``), and makes the other on first use: positions decoded from
+    IDs or produced by the move generator go to the C engine without building
+    the rows.
+    """
 
-    def __init__(self, board: Board, key: bytes | None = None) -> None:
-        self.board: Board = board
+    __slots__ = ("_board", "_key")
+
+    def __init__(self, board: Board | None, key: bytes | None = None) -> None:
+        self._board = board
         self._key = key
+
+    @classmethod
+    def from_key(cls, key: bytes) -> Position:
+        """A position from its 50-byte key, trusted (the engine's own output)."""
+        p = object.__new__(cls)
+        p._board, p._key = None, key
+        return p
+
+    @property
+    def board(self) -> Board:
+        """Two rows of 25 counts: ``board[0]`` the opponent, ``board[1]`` the side on roll."""
+        if self._board is None:
+            key = self._key
+            assert key is not None  # one of the two is always set
+            self._board = (tuple(key[:25]), tuple(key[25:]))
+        return self._board
 
     @property
     def key(self) -> bytes:
         """The board as 50 bytes (board[0] then board[1]), the engine's C format."""
         if self._key is None:
-            self._key = bytes(self.board[0]) + bytes(self.board[1])
+            board = self.board
+            self._key = bytes(board[0]) + bytes(board[1])
         return self._key
 
     @classmethod
@@ -247,22 +321,28 @@ class Position:
     @classmethod
     def from_position_id(cls, position_id: str) -> Position:
         """Decode gnubg's 14-character position ID."""
-        flat = ffi.new("unsigned int[50]")
-        rc = lib.bg_board_from_position_id(position_id.strip().encode("ascii", "replace"), flat)
-        if rc:
-            raise BoardParseError(f"bad position ID {position_id!r}: {ffi.string(lib.bg_error_text(rc)).decode()}")
-        return cls((tuple(flat[0:25]), tuple(flat[25:50])))
+        raw = position_id.encode("ascii", "replace")
+        if len(raw) != 14:
+            raw = raw.strip()
+        out = _key_buffer()
+        if len(raw) != 14 or lib.bg_boards8_from_position_ids(raw, 1, out):
+            boards_from_ids([position_id.strip()])  # raises, naming the problem
+        p = object.__new__(cls)
+        p._board, p._key = None, ffi.unpack(out, 50)
+        return p
 
     def position_id(self) -> str:
-        out = ffi.new("char[15]")
-        lib.bg_position_id(ffi.new("unsigned int[50]", _flat(self.board)), out)
+        out = _id_buffer()
+        lib.bg_position_id8(self.key, out)
         text: str = ffi.string(out).decode()
         return text
 
     def swap(self) -> Position:
         """The same board with the other side on roll."""
-        key = self._key and self._key[25:] + self._key[:25]
-        return Position((self.board[1], self.board[0]), key)
+        p = object.__new__(Position)
+        p._board = self._board and (self._board[1], self._board[0])
+        p._key = self._key and self._key[25:] + self._key[:25]
+        return p
 
     def pip_counts(self) -> tuple[int, int]:
         """Pips of (the side on roll, the opponent)."""
@@ -296,12 +376,8 @@ class Position:
     def legal_plays(self, die1: int, die2: int) -> list[tuple[Move, Position]]:
         """Each legal play with its resulting position (seen from the mover)."""
         moves, keys, n = self._generate(die1, die2)
-        plays = []
-        for k in range(n):
-            at = 50 * k
-            board = (tuple(keys[at:at + 25]), tuple(keys[at + 25:at + 50]))
-            plays.append((move_from_c(moves, k), Position(board, keys[at:at + 50])))
-        return plays
+        # the plays' steps and boards are decoded from the C bytes on first use
+        return [(move_from_c(moves, k), Position.from_key(keys[50 * k:50 * k + 50])) for k in range(n)]
 
     def legal_play_to(self, die1: int, die2: int, target: Position) -> Move | None:
         """The legal play for the roll that leads to ``target`` (None if none does).
@@ -319,15 +395,16 @@ class Position:
         as 50-byte keys, each end to end, and their count."""
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             raise IllegalMoveError(f"dice must be 1..6, got {die1} and {die2}")
-        if not hasattr(_buffers, "moves"):
-            _buffers.moves = ffi.new("bg_move[]", _MAX_MOVES)
-            _buffers.results = ffi.new("unsigned int[]", 50 * _MAX_MOVES)
-        moves, results = _buffers.moves, _buffers.results
-        n = lib.bg_legal_moves(ffi.new("unsigned int[50]", _flat(self.board)), die1, die2, moves, results, _MAX_MOVES)
+        try:
+            moves, scratch, results = _buffers.generator
+        except AttributeError:
+            _buffers.generator = moves, scratch, results = (
+                ffi.new("bg_move[]", _MAX_MOVES), ffi.new("unsigned int[]", 50 * _MAX_MOVES),
+                ffi.new("char[]", 50 * _MAX_MOVES))
+        n = lib.bg_legal_moves8(self.key, die1, die2, moves, scratch, results, _MAX_MOVES)
         if n < 0:
             raise IllegalMoveError("too many plays")
-        # each count (0..15) is the low byte of its unsigned int
-        return ffi.buffer(moves, C_MOVE_SIZE * n)[:], ffi.buffer(results, 4 * 50 * n)[:][_LOW_BYTE::4], n
+        return ffi.buffer(moves, C_MOVE_SIZE * n)[:], ffi.buffer(results, 50 * n)[:], n
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
         """The position after ``move``, seen from the mover (not swapped).
@@ -360,10 +437,10 @@ class Position:
         return Position((tuple(key[:25]), tuple(key[25:])), key)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Position) and other.board == self.board
+        return isinstance(other, Position) and other.key == self.key
 
     def __hash__(self) -> int:
-        return hash(self.board)
+        return hash(self.key)
 
     def __repr__(self) -> str:
         return f"Position.from_position_id({self.position_id()!r})"

@@ -36,12 +36,13 @@ import functools
 import threading
 import time
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Union
 
 from engine._core import ffi, lib
-from engine.cube import CubeDecision, cube_info, decision_of
+from engine.cube import CubeDecision, cube_info, decision_from_c
 from engine.errors import EngineError
-from engine.evaluator import Probabilities
+from engine.evaluator import Probabilities, board_bytes
 from engine import resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
 from engine.levels import level as named_level
@@ -115,13 +116,43 @@ def c_settings(settings: EvalSettings, threads: int = 0) -> Any:
     return cs
 
 
+# (id(settings), threads) -> (settings, C settings): c_settings without hashing the
+# settings' fields on every decision (the entry keeps the settings, so the id stays theirs)
+_SETTINGS_BY_ID: dict[tuple[int, int], tuple[EvalSettings, Any]] = {}
+
+
 def _settings_for_call(settings: EvalSettings, threads: int | None) -> Any:
     n = _threads_for(settings, threads)
     if settings.noise and not settings.deterministic and settings.seed is None:
         # random noise seeded from the clock, as gnubg (a fresh draw per decision)
         seeded = settings.with_(seed=(time.time_ns() ^ threading.get_ident()) & 0xFFFFFFFF)
         return c_settings.__wrapped__(seeded, n)
-    return c_settings(settings, n)
+    hit = _SETTINGS_BY_ID.get((id(settings), n))
+    if hit is not None and hit[0] is settings:
+        return hit[1]
+    cs = c_settings(settings, n)
+    if len(_SETTINGS_BY_ID) > 256:
+        _SETTINGS_BY_ID.clear()
+    _SETTINGS_BY_ID[(id(settings), n)] = (settings, cs)
+    return cs
+
+
+_MONEY = MatchState(length=0, jacoby=True)
+# (id(engine), id(match), mover, beavers) -> (engine, match, C cube info), as above
+_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[Any, MatchState, Any]] = {}
+
+
+def _cube_info(engine: Any, match: MatchState, mover: int, beavers: bool = True) -> Any:
+    """The C cube info of a decision (read-only for the C calls: kept and reused)."""
+    k = (id(engine), id(match), mover, beavers)
+    hit = _CUBE_INFOS.get(k)
+    if hit is not None and hit[0] is engine and hit[1] is match:
+        return hit[2]
+    ci = cube_info(match, mover, beavers=beavers, met=engine.met)
+    if len(_CUBE_INFOS) > 1024:
+        _CUBE_INFOS.clear()
+    _CUBE_INFOS[k] = (engine, match, ci)
+    return ci
 
 
 def _flat(position: Any) -> Any:
@@ -132,6 +163,13 @@ def _flat(position: Any) -> Any:
         raise ValueError(f"bad board: {exc}") from None
 
 
+def _key(position: Any) -> bytes:
+    """The board as the engine's 50 bytes (a Position's own key)."""
+    if type(position) is Position:
+        return position.key
+    return board_bytes(position)
+
+
 def _check(rc: int) -> int:
     if rc < 0:
         raise (ValueError if rc in (-1, -2, -3) else EngineError)(_ERRORS.get(rc, f"search error {rc}"))
@@ -140,7 +178,7 @@ def _check(rc: int) -> int:
 
 def _mover(match: MatchState | None) -> tuple[MatchState, int]:
     if match is None:
-        return MatchState(length=0, jacoby=True), 0
+        return _MONEY, 0
     return match, match.on_roll
 
 
@@ -168,6 +206,7 @@ class Candidate:
 
 class _Buffers(threading.local):
     arrays: tuple[Any, ...]  # this thread's C arrays for bg_best_move
+    cube: tuple[Any, Any, Any, Any]  # and for bg_cube_decide8
 
 
 _buffers = _Buffers()
@@ -181,6 +220,15 @@ def _move_buffers() -> tuple[Any, ...]:
                            ffi.new("float[]", _MAX_MOVES), ffi.new("float[]", _MAX_MOVES),
                            ffi.new("float[]", 5 * _MAX_MOVES), ffi.new("int[]", _MAX_MOVES))
         return _buffers.arrays
+
+
+def _cube_buffers() -> tuple[Any, Any, Any, Any]:
+    """This thread's C outputs of a cube decision (read out before the next call)."""
+    try:
+        return _buffers.cube
+    except AttributeError:
+        _buffers.cube = (ffi.new("float[4]"), ffi.new("float[5]"), ffi.new("float[5]"), ffi.new("float[3]"))
+        return _buffers.cube
 
 
 class MoveDecision:
@@ -229,12 +277,12 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
     settings = lv.checker
     match, mover = _mover(match)
     d1, d2 = dice
-    ci = cube_info(match, mover, met=engine.met)
+    ci = _cube_info(engine, match, mover)
     cs = _settings_for_call(settings, threads)
     moves, results, eq, eq2, probs, plies = _move_buffers()
     limit = max(1, min(int(max_candidates), _MAX_MOVES))
-    n = _check(lib.bg_best_move(engine._ctx, engine._cache, _flat(position), d1, d2, cs, ci, moves,
-                                results, eq, eq2, probs, plies, limit))
+    n = _check(lib.bg_best_move8(engine._ctx, engine._cache, _key(position), d1, d2, cs, ci, moves,
+                                 results, eq, eq2, probs, plies, limit))
     if n == 0:
         return MoveDecision(Move(), lv.name, settings, None)
     raw = (ffi.buffer(moves, n * C_MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
@@ -262,7 +310,7 @@ def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
     lv = resolve_level(level)
     settings = lv.cube
     match, mover = _mover(match)
-    ci = cube_info(match, mover, met=engine.met)
+    ci = _cube_info(engine, match, mover)
     probs = ffi.new("float[5]")
     equity = ffi.new("float[2]")
     _check(lib.bg_evaluate_nply(engine._ctx, engine._cache, _flat(position),
@@ -281,13 +329,100 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
     lv = resolve_level(level)
     settings = lv.cube
     match, mover = _mover(match)
-    ci = cube_info(match, mover, beavers=beavers, met=engine.met)
-    out = ffi.new("float[4]")
-    probs = ffi.new("float[5]")
-    pre = ffi.new("float[5]")
-    code = _check(lib.bg_cube_decide(engine._ctx, engine._cache, _flat(position),
-                                     _settings_for_call(settings, threads), ci, out, probs, pre))
-    return decision_of(code, out, ci, pre, settings.plies)
+    ci = _cube_info(engine, match, mover, beavers)
+    out, probs, pre, info = _cube_buffers()
+    code = _check(lib.bg_cube_decide8(engine._ctx, engine._cache, _key(position),
+                                      _settings_for_call(settings, threads), ci, out, probs, pre, info))
+    return decision_from_c(code, out, pre[0], info, settings.plies)
+
+
+# ---- many decisions in one call ------------------------------------------------------------
+
+
+def _cube_infos(engine: Any, match: MatchState | None | Sequence[MatchState | None], n: int,
+                beavers: bool = True) -> tuple[Any, int]:
+    """One C cube info for all decisions (step 0) or an array of one each (step 1)."""
+    if match is None or isinstance(match, MatchState):
+        m, mover = _mover(match)
+        return _cube_info(engine, m, mover, beavers), 0
+    states = list(match)
+    if len(states) != n:
+        raise ValueError(f"{len(states)} match states for {n} positions")
+    cis = ffi.new("bg_cubeinfo[]", max(n, 1))
+    for i, state in enumerate(states):
+        m, mover = _mover(state)
+        cis[i] = _cube_info(engine, m, mover, beavers)[0]
+    return cis, 1
+
+
+def _keys(positions: Sequence[Any]) -> bytes:
+    return b"".join([_key(p) for p in positions])
+
+
+def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Sequence[tuple[int, int]],
+               level: LevelLike = "expert", match: MatchState | None | Sequence[MatchState | None] = None,
+               *, threads: int | None = None) -> list[MoveDecision]:
+    """:func:`best_move` for many positions in one C call, the decisions shared out
+    to ``threads`` threads (default: every core), each searched on one thread.
+
+    ``dice``: one roll for all or one per position; ``match``: one cube state for
+    all or one per position. Each decision's ``.candidates`` holds the chosen play
+    only; ``.move`` and that candidate equal :func:`best_move`'s.
+    """
+    lv = resolve_level(level)
+    settings = lv.checker
+    n = len(positions)
+    rolls: list[Any] = [dice] * n if len(dice) == 2 and isinstance(dice[0], int) else list(dice)
+    if len(rolls) != n:
+        raise ValueError(f"{len(rolls)} rolls for {n} positions")
+    if any(len(roll) != 2 for roll in rolls):
+        raise ValueError("each roll is two dice")
+    flat_dice = [int(d) for roll in rolls for d in roll]
+    cis, step = _cube_infos(engine, match, n)
+    size = max(n, 1)
+    moves, results = ffi.new("bg_move[]", size), ffi.new("unsigned int[]", 50 * size)
+    eq, eq2, probs = ffi.new("float[]", size), ffi.new("float[]", size), ffi.new("float[]", 5 * size)
+    plies, status = ffi.new("int[]", size), ffi.new("int[]", size)
+    _check(lib.bg_best_moves8(engine._ctx, engine._cache, _keys(positions), ffi.new("int[]", flat_dice or [0]),
+                              n, _settings_for_call(settings, 1), cis, step, _threads_for(settings, threads),
+                              moves, results, eq, eq2, probs, plies, status))
+    raw_moves, raw_results = ffi.buffer(moves, n * C_MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:]
+    raw_eq, raw_eq2 = ffi.buffer(eq, 4 * n)[:], ffi.buffer(eq2, 4 * n)[:]
+    raw_probs, raw_plies = ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:]
+    out = []
+    for i in range(n):
+        if _check(status[i]) == 0:
+            out.append(MoveDecision(Move(), lv.name, settings, None))
+            continue
+        raw = (raw_moves[i * C_MOVE_SIZE:(i + 1) * C_MOVE_SIZE], raw_results[200 * i:200 * i + 200],
+               raw_eq[4 * i:4 * i + 4], raw_eq2[4 * i:4 * i + 4], raw_probs[20 * i:20 * i + 20],
+               raw_plies[4 * i:4 * i + 4])
+        out.append(MoveDecision(move_from_c(raw[0]), lv.name, settings, raw))
+    return out
+
+
+def cube_decisions(engine: Any, positions: Sequence[Any],
+                   match: MatchState | None | Sequence[MatchState | None] = None,
+                   level: LevelLike = "expert", *, threads: int | None = None,
+                   beavers: bool = True) -> list[CubeDecision]:
+    """:func:`cube_decision` for many positions in one C call (threads as
+    :func:`best_moves`); ``match``: one cube state for all or one per position."""
+    lv = resolve_level(level)
+    settings = lv.cube
+    n = len(positions)
+    cis, step = _cube_infos(engine, match, n, beavers)
+    size = max(n, 1)
+    out, probs, pre = ffi.new("float[]", 4 * size), ffi.new("float[]", 5 * size), ffi.new("float[]", 5 * size)
+    info, codes = ffi.new("float[]", 3 * size), ffi.new("int[]", size)
+    _check(lib.bg_cube_decide_many8(engine._ctx, engine._cache, _keys(positions), n,
+                                    _settings_for_call(settings, 1), cis, step,
+                                    _threads_for(settings, threads), out, probs, pre, info, codes))
+    outs = ffi.unpack(out, 4 * n)
+    wins = ffi.unpack(pre, 5 * n)[::5]
+    infos = ffi.unpack(info, 3 * n)
+    plies = settings.plies
+    return [decision_from_c(_check(codes[i]), outs[4 * i:4 * i + 4], wins[i], infos[3 * i:3 * i + 3], plies)
+            for i in range(n)]
 
 
 # ---- resignation ------------------------------------------------------------------------------------
@@ -387,5 +522,5 @@ def format_hint(engine: Any, position: Any, match: MatchState | None = None,
 
 
 __all__ = ["Candidate", "MoveDecision", "NplyEvaluation", "accept_resignation", "best_move",
-           "c_settings", "cube_decision", "default_threads", "evaluate_nply", "format_hint",
+           "best_moves", "c_settings", "cube_decision", "cube_decisions", "default_threads", "evaluate_nply", "format_hint",
            "resign_offer", "resolve_level"]
