@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
 
-from fibs_script import start_match  # noqa: E402
+from fibs_script import Client, start_match  # noqa: E402
 
 from bot.server.cli import build_parser  # noqa: E402
 from bot.server.store import Store  # noqa: E402
@@ -70,3 +70,36 @@ async def test_sigterm_saves_running_matches_and_exits_cleanly(tmp_path: Path) -
     store = Store(db)
     assert store.saved_match("alice", "bob") is not None
     store.close()
+
+
+def test_an_unknown_switch_value_is_a_named_error(tmp_path: Path) -> None:
+    for args in (["--unanswered", "frobnicate"], ["--wording", "fibs2"]):
+        result = _server("--port", "0", "--db", str(tmp_path / "f.db"), *args)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert result.stderr.strip().splitlines()[-1].startswith("fibsbot server: unknown")
+
+
+async def test_the_switches_reach_the_server(tmp_path: Path) -> None:
+    db = tmp_path / "f.db"
+    store = Store(db)
+    store.save_match("alice", "bob", "{}", 0.0)
+    store.close()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.server", "--port", "0", "--db", str(db), "--auto-register", "--forget-saved",
+        "--unanswered", "board", "--wording", "bare-lf", "--max-connections-per-address", "2",
+        "--log-level", "WARNING", cwd=ROOT, env=ENV, stdout=asyncio.subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        banner = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        port = int(banner.rsplit(":", 1)[1])
+        alice = await Client.connect(port, "alice")
+        await alice.send("board")
+        await alice.send("show saved")
+        await alice.expect(r"no saved games\.")  # nothing said to 'board'; the saved match forgotten
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert b"\r" not in await Client(reader, writer, "second").read_until(b"login: ")  # bare LF
+        third = await asyncio.open_connection("127.0.0.1", port)
+        assert await third[0].read() == b"** Sorry, too many connections. Please try again later.\n"
+    finally:
+        process.terminate()
+        await process.wait()

@@ -112,11 +112,11 @@ async def test_connections_are_capped_in_total_and_per_address(tmp_path: Path) -
         for client in first:
             await client.until("login: ")
         refused = await _raw(server.port)
-        assert await refused.rest() == [FULL.decode().rstrip("\r\n")]
+        assert await refused.rest() == [FULL]
         others = [await _raw(server.port, "127.0.0.2") for _ in range(2)]
         for client in others:
             await client.until("login: ")
-        assert await (await _raw(server.port, "127.0.0.3")).rest() == [FULL.decode().rstrip("\r\n")]  # 5 in all
+        assert await (await _raw(server.port, "127.0.0.3")).rest() == [FULL]  # 5 in all
         assert server.gate.connections == 5
         await first[0].close()
         await asyncio.wait_for(_until(lambda: server.gate.connections < 5), 10)  # the server sees the close

@@ -32,7 +32,7 @@ from bot.server.wordings import Wordings
 log = logging.getLogger("bot.server")
 
 DEFAULT_PORT = 4321
-FULL = b"** Sorry, too many connections. Please try again later.\r\n"
+FULL = "** Sorry, too many connections. Please try again later."
 LOGOUT_TEXT = {
     "logout": "{0} logs out.",
     "drop": "{0} drops connection.",
@@ -242,7 +242,7 @@ class FibsServer:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         host = peer_host(writer)
         if self._closed.is_set() or not self.gate.admit(host):
-            writer.write(FULL)
+            writer.write(self.wordings.encode(FULL))
             writer.close()  # no task, no Connection: a flood costs a socket for a moment
             return
         task = asyncio.current_task()
