@@ -275,7 +275,7 @@ class Tally:
 
 
 # (level, chequer decisions, cube decisions) by default: gnubg's deeper searches cost more
-_DEFAULT_SIZES = {"world class": (2000, 300), "supremo": (1000, 0), "grandmaster": (60, 30), "4ply": (6, 3)}
+_DEFAULT_SIZES = {"world class": (2000, 300), "supremo": (1000, 0), "grandmaster": (60, 30), "4ply": (20, 6)}
 
 
 def play_round(gnubg: Any, engine: Engine, lv: Level, n: int, seed: int) -> Tally:
