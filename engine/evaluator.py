@@ -289,11 +289,13 @@ class Engine:
 
     def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
         """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""
-        return _search().resign_offer(self, position, match, level, declined)
+        offer: int = _search().resign_offer(self, position, match, level, declined)
+        return offer
 
     def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
         """Whether the side on roll (offered ``value``) accepts the other side's resignation."""
-        return _search().accept_resignation(self, position, match, level, value)
+        accept: bool = _search().accept_resignation(self, position, match, level, value)
+        return accept
 
     def rollout(self, position: Any, match: Any = None, *, candidates: Any = None, trials: int = 1296,
                 level: Any = "expert", cube_level: Any = None, truncate: int | None = None, seed: int = 0,
