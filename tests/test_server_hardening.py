@@ -195,3 +195,20 @@ def test_an_operators_existing_file_keeps_its_mode(tmp_path: Path) -> None:
     db.chmod(0o640)
     Store(db).close()
     assert stat.S_IMODE(db.stat().st_mode) == 0o640
+
+
+def test_a_lockout_lifts_when_its_failures_leave_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from bot.server import guard
+
+    now = [1000.0]
+    monkeypatch.setattr(guard, "time", SimpleNamespace(monotonic=lambda: now[0]))  # the gate's clock only
+    gate = guard.Gate(max_connections=None, max_per_host=None, max_failures=2, max_account_failures=3,
+                      window_s=600)
+    assert not gate.failed("alice", "10.0.0.1") and gate.failed("alice", "10.0.0.1")
+    now[0] += 599
+    assert gate.locked("alice", "10.0.0.1")
+    now[0] += 2  # both failures are older than the window
+    assert not gate.locked("alice", "10.0.0.1")
+    assert all(gate.admit("10.0.0.1") for _ in range(5000))  # no caps: None
