@@ -30,12 +30,15 @@ should call :func:`parse_all`.
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+log = logging.getLogger(__name__)
 
 YOU = "You"
 """The name FIBS uses for the bot itself in messages and board lines."""
@@ -1152,16 +1155,21 @@ def _stars(text: str) -> Event:
     return Toggled(*toggled) if toggled else Error(text)
 
 
-_JUNK = re.compile(r"\xff[\xfb-\xfe].|\xff[^\xfb-\xfe]?|\x07", re.DOTALL)
+_BELLS = re.compile(r"\x07")
 
 
 def clean(line: str) -> str:
-    """Drop telnet IAC sequences, BEL bytes, the line end and trailing blanks.
+    """Drop BEL characters, the line end and trailing blanks (telnet commands never reach
+    us: telnetlib3, the transport, takes them out of the stream).
 
-    >>> clean("\\xff\\xfb\\x01bob says hi\\x07  \\r\\n")
+    >>> clean("bob says hi\\x07  \\r\\n")
     'bob says hi'
     """
-    return _JUNK.sub("", line).rstrip()
+    return _BELLS.sub("", line).rstrip()
+
+
+_MAX_TEXT_LINE = 4096
+"""Server sentences are short; only chat (CLIP 12-20, matched by code) may be longer."""
 
 
 def _parse_one(line: str) -> Event:
@@ -1175,6 +1183,8 @@ def _parse_one(line: str) -> Event:
         m = clip[0].fullmatch(line)
         if m:
             return clip[1](m)
+    if len(line) > _MAX_TEXT_LINE:
+        return Unknown(line)  # longer than any server sentence: the text rules would only cost time
     for pattern, builder in _COMPILED:
         m = pattern.fullmatch(line)
         if m:
@@ -1182,52 +1192,62 @@ def _parse_one(line: str) -> Event:
     return Unknown(line)
 
 
-_CUBE_GLUE = re.compile(r"(.*? The cube shows \d{1,15}\.)(.+)")
-_SCORE_GLUE = re.compile(r"(.+?[.!])(Score is \d{1,15}-\d{1,15} in .+)")
-_LEADING_INT = re.compile(r"\d+")
+_CUBE_GLUE = re.compile(r".*? The cube shows \d{1,15}\.")
+_SCORE_GLUE = re.compile(r".+?[.!](?=Score is \d{1,15}-\d{1,15} in )")
+_GLUE_HEAD = 200
+"""The messages that others get glued to are short: only this many characters are searched."""
+_DIGITS = re.compile(r"\d+")
+_KNOWN_HEAD = 1024
+"""Whether the rest after a board is a known message is judged on this many characters."""
+_MAX_REDOUBLE_DIGITS = 5  # the redoubles field (clip-spec 5.1) is a small number
 
 
-def _split_glued(line: str) -> tuple[str, str] | None:
-    """(first message, rest) of a glued line, or None if the line is whole."""
-    if line.startswith("board:"):
-        fields = line.split(":", 52)
-        if len(fields) < 53:
+def _glued_head(line: str, start: int) -> tuple[int, Event] | None:
+    """The end and event of the first message of ``line[start:]`` if more follows glued to it.
+
+    Linear in the message, not in the line: a board's end is found by counting its
+    colons, the other glued messages are looked for in a bounded head."""
+    if line.startswith("board:", start):
+        colon = start
+        for _ in range(52):
+            colon = line.find(":", colon + 1)
+            if colon < 0:
+                return None
+        digits = _DIGITS.match(line, colon + 1)
+        if not digits or digits.end() == len(line):
             return None
-        last = fields[52]
-        digits = _LEADING_INT.match(last)
-        if not digits or digits.end() == len(last):
-            return None
-        head = line[: len(line) - len(last)]
         # The redoubles field is a small integer, but the glued message may start
         # with digits too ("05 bob ..." = redoubles 0 + CLIP 5): take the shortest
         # split whose rest is a known message.
-        for cut in range(1, digits.end() + 1):
-            if not isinstance(_parse_one(last[cut:]), Unknown):
-                break
-        return head + last[:cut], last[cut:]
-    m = _CUBE_GLUE.fullmatch(line)
-    if m and isinstance(_parse_one(m[1]), DoubleAccepted):
-        return m[1], m[2]
+        cut = next((cut for cut in range(colon + 2, min(digits.end(), colon + 1 + _MAX_REDOUBLE_DIGITS) + 1)
+                    if line.startswith("board:", cut)
+                    or not isinstance(_parse_one(line[cut:cut + _KNOWN_HEAD]), Unknown)), digits.end())
+        return cut, Board(line[start:cut])
+    head = line[start:start + _GLUE_HEAD]
+    m = _CUBE_GLUE.match(head)
+    if m and m.end() < len(line) - start and isinstance(event := _parse_one(m[0]), DoubleAccepted):
+        return start + m.end(), event
     # With toggle moves on, the move list is glued to the game-end line.
-    m = _SCORE_GLUE.fullmatch(line)
-    if m and isinstance(_parse_one(m[1]), (GameWon, GiveUp, ResignAccepted)):
-        return m[1], m[2]
+    m = _SCORE_GLUE.match(head)
+    if m and isinstance(event := _parse_one(m[0]), (GameWon, GiveUp, ResignAccepted)):
+        return start + m.end(), event
     return None
 
 
 def parse_all(line: str) -> list[Event]:
-    """Every message in one received line (more than one only when glued).
+    """Every message in one received line (more than one only when glued); linear time.
 
     >>> parse_all("board:You:bob:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0"
     ...           ":1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:012 bob hi")[1]
     Says(name='bob', text='hi')
     """
     events: list[Event] = []
-    rest: str | None = clean(line)
-    while rest is not None:
-        split = _split_glued(rest)
-        head, rest = split if split else (rest, None)
-        events.append(_parse_one(head))
+    line = clean(line)
+    start = 0
+    while (glued := _glued_head(line, start)) is not None:
+        start, event = glued
+        events.append(event)
+    events.append(_parse_one(line[start:] if start else line))
     return events
 
 
@@ -1248,18 +1268,22 @@ def parse(line: str) -> Event:
     return parse_all(line)[0]
 
 
-class LineSplitter:
-    """Cuts the server's byte stream into lines.
+_LINE_END = re.compile(rb"\r\n|\r\x00|\r|\n")
 
-    Telnet IAC sequences are removed (also when split between chunks), lines
-    end at LF with any CR dropped, and a pending unterminated buffer that is
-    exactly one of ``prompts`` is returned as a line of its own.
+
+class LineSplitter:
+    """Cuts the server's byte stream into lines, in time linear in the bytes.
+
+    CR LF, CR and LF each end a line (also when CR LF is split between
+    chunks); a pending unterminated buffer that is exactly one of ``prompts``
+    is returned as a line of its own. Lines are decoded as UTF-8, or as
+    latin-1 where they are not UTF-8.
 
     >>> s = LineSplitter()
     >>> s.feed(b"First Internet Backgammon Server\\r\\n\\r\\nlogin: ")
     ['First Internet Backgammon Server', '', 'login: ']
-    >>> s.feed(b"1 bob 1041253132 host\\r\\n2 bo"), s.feed(b"b 1 1\\n")
-    (['1 bob 1041253132 host'], ['2 bob 1 1'])
+    >>> s.feed(b"1 bob 1041253132 host\\r\\n2 bo"), s.feed(b"b 1 1\\r"), s.feed(b"\\n3\\r")
+    (['1 bob 1041253132 host'], ['2 bob 1 1'], ['3'])
     """
 
     PROMPTS = ("login: ", "Please give your password: ")
@@ -1268,40 +1292,39 @@ class LineSplitter:
 
     def __init__(self, prompts: Sequence[str] = PROMPTS) -> None:
         self._prompts = tuple(p.encode("ascii") for p in prompts)
-        self._iac = b""
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._after_cr = False
 
     def feed(self, data: bytes) -> list[str]:
         """Add received bytes; return the lines (and prompts) now complete."""
-        self._buffer += self._strip_iac(self._iac + data)
-        *lines, self._buffer = self._buffer.split(b"\n")
-        if self._buffer in self._prompts or len(self._buffer) > self.MAX_LINE:
-            lines.append(self._buffer)
-            self._buffer = b""
-        return [_decode(line) for line in lines]
+        if self._after_cr and data[:1] in (b"\n", b"\x00"):
+            data = data[1:]  # the rest of a CR LF (or telnet's CR NUL) cut between two reads
+        self._after_cr = data.endswith(b"\r")
+        lines = []
+        start = 0
+        for end in _LINE_END.finditer(data):
+            self._buffer += data[start:end.start()]
+            lines.append(self._take())
+            start = end.end()
+        self._buffer += data[start:]
+        if len(self._buffer) > self.MAX_LINE:
+            log.warning("a line of over %d bytes without a line end: cut", self.MAX_LINE)
+            lines.append(self._take())
+        elif len(self._buffer) < 40 and bytes(self._buffer) in self._prompts:
+            lines.append(self._take())
+        return lines
 
     def flush(self) -> list[str]:
         """At end of stream: the unterminated rest, if any."""
-        rest, self._buffer, self._iac = self._buffer, b"", b""
-        return [_decode(rest)] if rest else []
+        self._after_cr = False
+        return [self._take()] if self._buffer else []
 
-    def _strip_iac(self, data: bytes) -> bytes:
-        out = bytearray()
-        i = 0
-        while (j := data.find(0xFF, i)) >= 0:
-            out += data[i:j]
-            # WILL/WONT/DO/DONT take an option byte; other commands are two bytes
-            size = 3 if j + 1 < len(data) and 0xFB <= data[j + 1] <= 0xFE else 2
-            if j + size > len(data):
-                self._iac = data[j:]
-                return bytes(out)
-            i = j + size
-        self._iac = b""
-        return bytes(out + data[i:])
-
-
-def _decode(line: bytes) -> str:
-    return line.rstrip(b"\r").decode("ascii", "replace")
+    def _take(self) -> str:
+        line, self._buffer = bytes(self._buffer), bytearray()
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            return line.decode("latin-1")
 
 
 def event_counts(lines: Iterable[str]) -> Counter[str]:

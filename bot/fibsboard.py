@@ -261,6 +261,15 @@ def parse(line: str) -> FibsBoard:
     return FibsBoard(**values)  # type: ignore[arg-type]
 
 
+def check_in_play(board: FibsBoard) -> None:
+    """BoardParseError if ``board`` shows a game running in a match already won: a score
+    at or past the length (a final board, turn 0, may show the end)."""
+    if board.turn and board.match_length != UNLIMITED:
+        for name in ("player_score", "opponent_score"):
+            if getattr(board, name) >= board.match_length:
+                _fail(name, f"{getattr(board, name)} is not below the match length {board.match_length}")
+
+
 def _mover(board: FibsBoard) -> tuple[Position, int]:
     """The position seen from the side on turn, and that side's direction."""
     if board.turn == 0:

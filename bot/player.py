@@ -257,6 +257,13 @@ class Player:
             log.info("connection lost during the match with %s; it is saved on the server", m.opponent)
             self._interrupt(m, "disconnect")
 
+    def recover(self) -> None:
+        """A line's handling failed unexpectedly (the session logged it): forget what was
+        under way and act on a fresh board."""
+        self._invalidate()
+        self._refresh_for = self._act_on
+        self.send(commands.board())
+
     async def new_result(self) -> None:
         """Wait for the next finished match."""
         self._result.clear()
@@ -293,20 +300,24 @@ class Player:
     def _on_board(self, event: clip.Board) -> None:
         try:
             board = fibsboard.parse(event.line)
+            fibsboard.check_in_play(board)
         except BoardParseError as exc:
-            log.warning("unreadable board line (%s): asking again", exc)
+            # impossible or unreadable: no game action on it; the next valid board is acted on
+            log.warning("impossible board (%s): asking again: %r", exc, event.line[:300])
             self._refresh()
             return
         if board.player != clip.YOU:
             return  # watching someone
         self.board = board
         m = self.match
+        if m is not None and board.turn != 0 and not self._same_match(m, board):
+            m = None
         if m is None:
             if board.turn == 0:
                 return
             m = self._adopt(board)
         if m.length is None:
-            m.length = 0 if board.match_length == fibsboard.UNLIMITED else board.match_length
+            m.length = _length(board)
         if board.turn != 0 and not m.game_known:
             self._settle_crawford(m, board)
         if m.recorder is None and self.records_dir is not None and board.turn != 0:
@@ -324,10 +335,32 @@ class Player:
         elif board.turn != 0 and board.player_on_turn and board.dice:
             self._start_move(board)
 
+    def _same_match(self, m: MatchContext, board: FibsBoard) -> bool:
+        """Whether ``board`` belongs to the match we believe in; if not, that belief ends
+        (the board is the server's truth: a match change was missed)."""
+        length = _length(board)
+        if board.opponent == m.opponent and m.length in (None, length):
+            return True
+        log.warning("the board shows a %s-point match with %s, not our %s-point match with %s: resyncing",
+                    length or "unlimited", board.opponent, m.length or "unlimited", m.opponent)
+        self.match = None
+        self._invalidate()
+        if board.opponent == m.opponent:
+            self.interrupted[m.opponent] = m
+            self._ended_away(m.opponent)  # one saved match per pair of players: ours is over
+            self.server_saved.pop(m.opponent, None)
+        else:
+            self._interrupt(m, f"a board of a match with {board.opponent}")
+        return False
+
     def _adopt(self, board: FibsBoard) -> MatchContext:
         """A board of a match we did not see start (e.g. after a restart): take it up."""
         log.info("taking up the running match with %s from its board", board.opponent)
         m = self.interrupted.pop(board.opponent, None) or self._saved_context(board.opponent)
+        if m.length not in (None, _length(board)):
+            log.warning("our saved %s-point match with %s is not the one on the board: a new record",
+                        m.length or "unlimited", board.opponent)
+            m = MatchContext(board.opponent, _length(board), rating_before=self.rating)
         m.resync = True
         self.match = m
         self._refresh_for = self._act_on
@@ -973,7 +1006,9 @@ class Player:
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            log.error("task %s failed", task.get_name(), exc_info=task.exception())
+            log.error("task %s failed: asking for the board", task.get_name(), exc_info=task.exception())
+            if self._link is not None:
+                self._refresh()  # bounded: a decision that keeps failing is not retried forever
 
     async def _wait_for(self, predicate: Callable[[clip.Event], bool], timeout: float | None) -> clip.Event | None:
         """The next event matching ``predicate``; None on timeout or disconnect."""
@@ -990,6 +1025,11 @@ class Player:
             return None
         finally:
             self._waiters = [w for w in self._waiters if w[1] is not future]
+
+
+def _length(board: FibsBoard) -> int:
+    """The board's match length as the records count it (0 = unlimited)."""
+    return 0 if board.match_length == fibsboard.UNLIMITED else board.match_length
 
 
 def _legal_play(position: Position, plays: list[tuple[Move, Position]], move: Move) -> Move | None:

@@ -101,6 +101,9 @@ class Recorder:
 
     def board(self, board: FibsBoard, crawford_game: bool) -> None:
         """Every board of the match, before the player acts on it."""
+        self._guarded(lambda: self._on_board(board, crawford_game))
+
+    def _on_board(self, board: FibsBoard, crawford_game: bool) -> None:
         self._board = board
         if board.turn and self._expect_game and self.game is None and not self.broken:
             self._expect_game = False
@@ -117,6 +120,9 @@ class Recorder:
 
     def event(self, event: clip.Event) -> None:
         """Record what ``event`` says; a game's end flushes the file."""
+        self._guarded(lambda: self._on_event(event))
+
+    def _on_event(self, event: clip.Event) -> None:
         if isinstance(event, clip.GameStart):
             self._expect_game = True
             if not self.broken and self.game is not None:
@@ -172,13 +178,16 @@ class Recorder:
 
     def resync(self, board: FibsBoard, crawford_game: bool) -> None:
         """After a reconnect: account for what was lost, or mark the game broken."""
+        self._guarded(lambda: self._resync(board, crawford_game))
+
+    def _resync(self, board: FibsBoard, crawford_game: bool) -> None:
         if self.broken or board.turn == 0:
             self._board = board
             return
         self._board = board
         if self.game is None:
             # the next game may have begun while we were away: then the score must follow on
-            if (board.opponent_score, board.player_score) != self.record.score():
+            if self.record.games and (board.opponent_score, board.player_score) != self.record.score():
                 log.warning("record %s: resumed at %d-%d, the record says %d-%d; it goes on from the next game",
                             self.path, board.player_score, board.opponent_score, *self.record.score()[::-1])
                 self.broken = True
@@ -197,14 +206,29 @@ class Recorder:
 
     # -- helpers --------------------------------------------------------------
 
+    def _guarded(self, call: Callable[[], None]) -> None:
+        """A record never stops the bot: whatever it cannot follow ends the game's record
+        (the next game goes on in a new part)."""
+        try:
+            call()
+        except Exception:
+            log.exception("record %s: cannot follow the server; game %d stops here", self.path,
+                          len(self.record.games))
+            self.broken = True
+
     def _start_game(self, board: FibsBoard, crawford_game: bool) -> None:
         score = (board.opponent_score, board.player_score)
         try:
             self.record.new_game(score, crawford_game)
+            return
         except ValueError as exc:
             log.warning("record %s: %s", self.path, exc)
-            self._fork()
+        self._fork()  # the score does not follow the record: a resync, continued in a new part
+        try:
             self.record.new_game(score, crawford_game)
+        except ValueError as exc:  # a board the player should have refused: record nothing of it
+            log.warning("record %s: no game starts at %d-%d: %s", self.path, *score, exc)
+            self.broken = True
 
     def _fork(self) -> None:
         """Continue in a new file: the old one keeps what could be followed."""

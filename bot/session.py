@@ -21,13 +21,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol, cast
+from typing import Protocol, TypeVar, cast
+
+import telnetlib3
 
 from bot import clip, commands
 from bot.config import BotConfig
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+MAX_FAILURES = 5
+"""Unexpected failures within FAILURE_WINDOW_S that make the session reconnect."""
+FAILURE_WINDOW_S = 300.0
 
 
 class LoginFailed(Exception):
@@ -36,6 +44,10 @@ class LoginFailed(Exception):
 
 class Stalled(Exception):
     """The server stopped answering."""
+
+
+class Troubled(Exception):
+    """Handling the server's lines keeps failing: start afresh on a new connection."""
 
 
 class Reader(Protocol):
@@ -63,6 +75,9 @@ class Handler(Protocol):
 
     def on_disconnected(self) -> None: ...
 
+    def recover(self) -> None:
+        """Handling a line failed unexpectedly: drop what is under way and resynchronise."""
+
 
 def wanted_toggles(config: BotConfig, ready: bool) -> dict[str, bool]:
     """The toggle values the bot needs (clip-spec 4.1)."""
@@ -73,13 +88,26 @@ def wanted_toggles(config: BotConfig, ready: bool) -> dict[str, bool]:
     }
 
 
+class QuietTelnetWriter(telnetlib3.TelnetWriter):
+    """telnetlib3 owns the telnet layer: it takes every IAC sequence out of what we read.
+    It would also answer the server's negotiation (``IAC DO ECHO`` to the password
+    prompt's ``IAC WILL ECHO``); a server that is not telnet-aware reads such an
+    answer as the start of our next command and rejects it. The bot needs no option
+    (FIBS negotiates nothing in CLIP mode), so it answers none: only commands are sent."""
+
+    def send_iac(self, buf: bytes) -> None:
+        log.debug("not answering telnet negotiation %r", buf)
+
+
+class QuietTelnetClient(telnetlib3.TelnetClient):
+    _writer_factory = QuietTelnetWriter
+
+
 def telnet_opener(host: str, port: int) -> Opener:
     """Connections to ``host:port`` by telnetlib3 in bytes mode (we split lines ourselves)."""
     async def open_() -> tuple[Reader, Writer]:
-        import telnetlib3
-
         # no waiting for option negotiation: FIBS negotiates nothing in CLIP mode
-        reader, writer = await telnetlib3.open_connection(host, port, encoding=False,
+        reader, writer = await telnetlib3.open_connection(host, port, encoding=False, client_factory=QuietTelnetClient,
                                                           connect_minwait=0, connect_maxwait=0)
         return cast(Reader, reader), cast(Writer, writer)
     return open_
@@ -116,6 +144,7 @@ class Session:
         self._login_sent = False
         self._own_seen = False
         self._last_tx = 0.0
+        self._failures: list[float] = []  # when handling a line failed, recently
 
     # -- the outside ---------------------------------------------------------------
 
@@ -156,23 +185,35 @@ class Session:
         while not self._stopping:
             try:
                 reader, writer = await asyncio.wait_for(self._opener(), self.cfg.connection.connect_timeout_s)
-            except (OSError, TimeoutError) as exc:
-                log.warning("%s: cannot connect to %s:%s: %s", self.user, self.host, self.port, exc or "timeout")
+            except Exception as exc:  # any failure to connect is retried (OSError, timeout, telnet errors)
+                log.warning("%s: cannot connect to %s:%s: %s", self.user, self.host, self.port,
+                            exc or type(exc).__name__)
             else:
                 self.connections += 1
+                troubled = False
                 try:
                     await self._serve(reader, writer)
-                except (OSError, EOFError, Stalled) as exc:
+                except LoginFailed:
+                    raise
+                except (OSError, EOFError, Stalled, Troubled) as exc:
+                    troubled = isinstance(exc, Troubled)
                     log.log(logging.INFO if self._stopping else logging.WARNING, "%s: connection lost: %s",
                             self.user, exc or type(exc).__name__)
+                except Exception:  # the supervisor: nothing the server sends ends the bot
+                    troubled = True
+                    log.exception("%s: unexpected failure on the connection: reconnecting", self.user)
                 finally:
                     self._writer = None
                     writer.close()
                     if self._logged_in:
-                        failures = 0
+                        if not troubled:
+                            failures = 0  # a connection that failed by our handling backs off further
                         self._logged_in = False
                         self.transcript.info("-- disconnected")
-                        self.handler.on_disconnected()
+                        try:
+                            self.handler.on_disconnected()
+                        except Exception:
+                            log.exception("%s: cleaning up after the disconnect failed", self.user)
             if self._stopping:
                 break
             delay = min(self.cfg.connection.backoff_max_s, self.cfg.connection.backoff_min_s * 2 ** failures)
@@ -222,9 +263,36 @@ class Session:
 
     def _line(self, line: str) -> None:
         self.transcript.info("< %s", line)
-        for event in clip.parse_all(line):
-            self._event(event)
-            self.handler.handle(event)
+        events = self._guarded(line, lambda: clip.parse_all(line)) or []
+        for event in events:
+            if isinstance(event, clip.Unknown):
+                log.info("%s: ignoring a line the bot does not know: %r", self.user, event.line[:300])
+            self._guarded(line, lambda: self._dispatch(event))
+
+    def _dispatch(self, event: clip.Event) -> None:
+        self._event(event)
+        self.handler.handle(event)
+
+    def _guarded(self, line: str, call: Callable[[], T]) -> T | None:
+        """The supervisor: an unexpected failure is logged with the line, the handler
+        resynchronises, and failures that keep coming end the connection (Troubled)."""
+        try:
+            return call()
+        except (LoginFailed, Troubled):
+            raise
+        except Exception:
+            log.exception("%s: handling %r failed: resynchronising", self.user, line[:500])
+        now = time.monotonic()
+        self._failures = [t for t in self._failures if now - t < FAILURE_WINDOW_S] + [now]
+        if len(self._failures) >= MAX_FAILURES:
+            self._failures.clear()
+            raise Troubled(f"{MAX_FAILURES} failures in {FAILURE_WINDOW_S:.0f} s")
+        if self._writer is not None:
+            try:
+                self.handler.recover()
+            except Exception:
+                log.exception("%s: resynchronising failed too", self.user)
+        return None
 
     def _event(self, event: clip.Event) -> None:
         if isinstance(event, clip.LoginPrompt) and not self._logged_in:

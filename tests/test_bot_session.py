@@ -146,13 +146,36 @@ async def test_eof_and_errors_mean_reconnect(tmp_path: pathlib.Path) -> None:
     await stop(session, task)
 
 
-async def test_the_prompt_may_come_in_pieces_with_telnet_noise(tmp_path: pathlib.Path) -> None:
+async def test_the_prompt_may_come_in_pieces(tmp_path: pathlib.Path) -> None:
     server, session, _, task = await start(tmp_path)
     conn = await server.next()
-    conn.incoming.put_nowait(b"\xff\xfb\x01First Internet\r\nlog")
+    conn.incoming.put_nowait(b"First Internet\rlog")
     conn.incoming.put_nowait(b"in: ")
     await conn.expect("login fibsbot 1008 GnuBot secret")
     await stop(session, task)
+
+
+async def test_telnet_negotiation_never_mixes_into_a_command(tmp_path: pathlib.Path) -> None:
+    """Over a real telnetlib3 connection: the server's IAC WILL/WONT ECHO are taken out of
+    what the bot reads and not answered, so the server reads exactly the login command."""
+    received: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"\xff\xfb\x01First Internet Backgammon Server\r\n\xff\xfc\x01login: ")
+        received.put_nowait(await reader.readline())
+        writer.close()
+
+    listener = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    cfg = settings(tmp_path)
+    player = Player(cfg, FakeDecider())
+    session = Session(cfg, "GnuBot", "secret", player, host="127.0.0.1", port=port,
+                      transcript=transcript_logger(cfg, "GnuBot"))
+    player.attach(session)
+    task = asyncio.create_task(session.run())
+    assert await asyncio.wait_for(received.get(), 10) == b"login fibsbot 1008 GnuBot secret\r\n"
+    await stop(session, task)
+    listener.close()
 
 
 async def test_silence_is_probed_then_the_connection_replaced(tmp_path: pathlib.Path) -> None:

@@ -657,12 +657,12 @@ def test_dialogue_events(text: str, types: list[type[clip.Event]]) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.sampled_from(DIALOGUES), st.lists(st.integers(0, 40), max_size=30), st.booleans())
-def test_dialogue_survives_chunking_telnet_and_bare_lf(dialogue: tuple[str, list[type[clip.Event]]],
-                                                       chunks: list[int], bare_lf: bool) -> None:
+@given(st.sampled_from(DIALOGUES), st.lists(st.integers(0, 40), max_size=30),
+       st.sampled_from(["\n", "\r", "\r\n", "\r\n\r\n"]))
+def test_dialogue_survives_chunking_and_any_line_end(dialogue: tuple[str, list[type[clip.Event]]],
+                                                     chunks: list[int], end: str) -> None:
     text, types = dialogue
-    data = text.replace("\r\n", "\n" if bare_lf else "\r\n\r\n").encode()
-    data = b"\xff\xfb\x01" + data.replace(b"\n", b"\n\xff\xf1", 1) + b"\xff\xfc\x01"
+    data = text.replace("\r\n", end).encode()
     events = [e for e in _events(data, chunks) if not isinstance(e, clip.Blank)]
     assert [type(e) for e in events] == types
     assert events == [e for e in _events(text.encode(), []) if not isinstance(e, clip.Blank)]
@@ -677,11 +677,11 @@ def test_dialogue_values() -> None:
 
 # -- line handling ----------------------------------------------------------------
 
-def test_line_splitter_prompts_and_iac_split_between_chunks() -> None:
+def test_line_splitter_prompts_and_line_ends_split_between_chunks() -> None:
     s = clip.LineSplitter()
-    assert s.feed(b"Friday, July 03 18:04:27 MEST\r\n\xff") == ["Friday, July 03 18:04:27 MEST"]
-    assert s.feed(b"\xfb") == []
-    assert s.feed(b"\x01login: ") == ["login: "]
+    assert s.feed(b"Friday, July 03 18:04:27 MEST\r") == ["Friday, July 03 18:04:27 MEST"]
+    assert s.feed(b"\n") == []  # the LF of that CR LF, not an empty line
+    assert s.feed(b"login: ") == ["login: "]
     assert clip.parse("login: ") == clip.LoginPrompt()
     assert s.feed(b"log") == [] and s.feed(b"in: ") == ["login: "]
     assert s.feed(b"> 12 bob hi\r\n") == ["> 12 bob hi"]
@@ -693,21 +693,39 @@ def test_line_splitter_cuts_endless_lines() -> None:
     assert s.feed(b"x" * (clip.LineSplitter.MAX_LINE + 1)) == ["x" * (clip.LineSplitter.MAX_LINE + 1)]
 
 
-def test_clean_drops_bell_iac_cr_and_trailing_blanks() -> None:
-    assert clip.parse("\xff\xfd\x03bob wants to play a 1 point match with you.\x07\x07\x07  \r") == \
-        clip.Invitation("bob", 1)
+def test_clean_drops_bell_cr_and_trailing_blanks() -> None:
+    assert clip.parse("bob wants to play a 1 point match with you.\x07\x07\x07  \r") == clip.Invitation("bob", 1)
 
 
-def test_glued_board_takes_shortest_known_split() -> None:
-    events = clip.parse_all(OPENING + "board:You:bob" + OPENING[len("board:You:bob"):])
-    assert events == [clip.Board(OPENING), clip.Board(OPENING)]
-    head = OPENING[:-1]  # the board without its redoubles digit
-    glued = clip.parse_all(head + "05 bob - - 0 0 1439.79 1262 410 1041251697 host - -")
-    assert glued[0] == clip.Board(OPENING) and isinstance(glued[1], clip.WhoInfo)
-    assert clip.parse_all(head + "0nonsense") == [clip.Board(OPENING), clip.Unknown("nonsense")]
-    assert clip.parse_all(head + "12") == [clip.Board(head + "12")]  # digits only: not split
-    assert clip.parse_all(head + "06 bob hi") == [clip.Board(head + "06"), clip.Unknown(" bob hi")]
-    assert clip.parse(OPENING + "12 bob hi") == clip.Board(OPENING)  # parse: the first message only
+def test_bare_cr_ends_a_line_and_text_is_utf8_or_latin1() -> None:
+    s = clip.LineSplitter()
+    assert s.feed(b"12 b\xc3\xb6b h\xc3\xa9llo\r12 bob caf\xe9\r\n3\r\x004\n") == [
+        "12 böb héllo", "12 bob café", "3", "4"]
+    assert clip.parse_all("12 böb héllo") == [clip.Says("böb", "héllo")]
+
+
+def test_glued_lines_are_split_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to 64 KiB glued lines: the text the parser looks at grows with the line, not
+    faster (the old splitter re-parsed the rest at every cut: quadratic)."""
+    looked_at = []
+    parse_one = clip._parse_one
+
+    def counting(line: str) -> clip.Event:
+        looked_at.append(len(line))
+        return parse_one(line)
+    monkeypatch.setattr(clip, "_parse_one", counting)
+    head = OPENING[:-1]
+    kinds = [lambda n: head + "1" * n + "12 bob hi", lambda n: (OPENING + "0") * (n // 120) + "12 bob hi",
+             lambda n: "bob accepts the double. The cube shows 2." * (n // 40), lambda n: "." * n]
+    for kind in kinds:
+        work = []
+        for size in (1 << 15, 1 << 16):
+            looked_at.clear()
+            events = clip.parse_all(kind(size))
+            assert events and all(isinstance(e, clip.Event) for e in events)
+            work.append(sum(looked_at))
+        assert work[1] <= 2.2 * work[0], work
+    assert clip.parse_all(head + "1" * 65_000 + "12 bob hi")[1] == clip.Unknown(" bob hi")  # only short redoubles are tried
 
 
 def test_chat_mentioning_the_cube_is_not_split() -> None:
