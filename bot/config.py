@@ -151,6 +151,8 @@ class Invitations(StrictSection):
     tell_reason: bool = True
     tell_interval_s: Seconds = 60.0
     screen_timeout_s: Annotated[float, Field(gt=0)] = 10.0
+    unanswered: Literal["join", "decline"] = "join"
+    """What an invitation gets when the server leaves a question about the inviter unanswered."""
 
     @model_validator(mode="after")
     def _ordered(self) -> Invitations:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from bot import clip, commands, fibsboard, policy
-from bot.config import BotConfig
+from bot.config import BotConfig, Invitations
 from bot.fibsboard import FibsBoard
 from bot.recorder import Ledger, Recorder, SavedIndex
 from engine.errors import BoardParseError, IllegalMoveError
@@ -150,6 +150,14 @@ _INVITATION_ONLY = re.compile(r"You can't play two games at once|You are already
 _NO_ONE = re.compile(r"There is no one called (\S+?)\.?$")
 _NO_SAVED = re.compile(r"There's no saved match with (\S+)\.")
 _WAKE = {"move", "board", "roll", "join", "wake", "hello"}
+_GAME_COMMANDS = {"move", "roll", "double", "accept", "reject", "resign", "board"}
+"""Commands whose ``**`` answer is a game error; other ``**`` lines are notices."""
+# a ``**`` answer to a game command speaks of the game; notices about others do not
+_GAME_WORDS = re.compile(r"\b(?:move|moves|roll|rolled|dice|double|doubles|redouble|accept|reject|resign|turn|"
+                         r"cube|game|board|playing|pieces?|checkers?|bar|command|give)\b", re.IGNORECASE)
+# answers to a resume invitation that say "not now", not "no such saved match"
+_NOT_NOW = re.compile(r"There is no one called|is already playing|You are already playing|is away|"
+                      r"can't play two games|not logged in|isn't logged in|is not here")
 _RESIGN_PENDING = re.compile(r"(\S+) wanted to resign\.")
 _CHATTER_INTERVAL_S = 3600.0
 _MAX_REFRESHES = 4  # per decision; more means we and the server disagree for good
@@ -212,6 +220,8 @@ class Player:
         self._invited: dict[str, float] = {}
         self._resign_offer: clip.ResignOffer | None = None
         self._listing: set[str] | None = None
+        self._answer_pending = False  # a game command was sent and no board has come since
+        self._resume_asked: str | None = None  # the last resume invitation awaiting its answer
 
     # -- wiring -----------------------------------------------------------------
 
@@ -225,6 +235,11 @@ class Player:
     def send(self, command: str) -> None:
         if self._link is None:
             raise RuntimeError("the player is not attached to a connection")
+        word = command.partition(" ")[0]
+        if word in _GAME_COMMANDS:
+            self._answer_pending = True
+        elif word == "invite" and command.count(" ") == 1:
+            self._resume_asked = command.split()[1]
         self._link.send(command)
 
     def on_login(self, name: str, own: clip.OwnInfo) -> None:
@@ -236,6 +251,10 @@ class Player:
         self.who.clear()
         self.server_saved.clear()
         self.send(commands.show_saved())
+        # the server may have kept a game of ours running across a drop or a restart:
+        # its board says so, and is acted on if it is our turn ("not playing" otherwise)
+        self._refresh_for = self._act_on
+        self.send(commands.board())
         if self.cfg.account.address:
             self.send(commands.address(self.cfg.account.address))
         if self.challenge is not None and not any(t.get_name() == "challenge" for t in self._tasks):
@@ -252,6 +271,8 @@ class Player:
         self._waiters.clear()
         self._invitations.clear()
         self._listing = None  # a ``show saved`` list cut off proves nothing; the next login asks again
+        self._answer_pending = False
+        self._resume_asked = None
         m = self.match
         if m is not None:
             log.info("connection lost during the match with %s; it is saved on the server", m.opponent)
@@ -309,6 +330,7 @@ class Player:
         if board.player != clip.YOU:
             return  # watching someone
         self.board = board
+        self._answer_pending = False
         m = self.match
         if m is not None and board.turn != 0 and not self._same_match(m, board):
             m = None
@@ -620,11 +642,13 @@ class Player:
             self._refresh()  # the game goes on: whatever was ours to do still is
 
     def _on_error(self, event: clip.Error) -> None:
+        asked, self._resume_asked = self._resume_asked, None
         if self.match is None:
             gone = _NO_SAVED.match(event.text)
             if gone:
-                self.server_saved.pop(gone[1], None)
-                self._ended_away(gone[1])
+                self._lapse(gone[1], event.text)
+            elif asked is not None and _refuses_resume(event.text, asked):
+                self._lapse(asked, event.text)
             absent = _NO_ONE.match(event.text)
             if absent:
                 self._invited.pop(absent[1], None)  # invite again as soon as they log in
@@ -637,6 +661,10 @@ class Player:
         if _INVITATION_ONLY.search(event.text):
             log.info("server: ** %s (an invitation, not the game)", event.text)
             return
+        if not (self._answer_pending and _GAME_WORDS.search(event.text)):
+            log.info("server: ** %s (answers no game command of ours: not a game error)", event.text)
+            return
+        self._answer_pending = False
         if _REFUSED.search(event.text):
             self.stats.refused_moves += 1
             log.error("FIBS refused our move (%s): asking for the board", event.text)
@@ -704,6 +732,18 @@ class Player:
         log.info("match with %s resumed", event.opponent)
         self._refresh_for = self._act_on
         self.send(commands.board())
+
+    def _lapse(self, opponent: str, why: str) -> None:
+        """The server does not confirm a saved match with ``opponent``: stop believing in it."""
+        if opponent in self.interrupted or opponent in self.server_saved or opponent in self._warned:
+            log.warning("the server does not confirm our saved match with %s (%s): it is over", opponent, why)
+        self.server_saved.pop(opponent, None)
+        self._warned.pop(opponent, None)
+        self._ended_away(opponent)
+
+    def _on_invite_sent(self, event: clip.InviteSent) -> None:
+        if event.user == self._resume_asked:
+            self._resume_asked = None  # confirmed: the server has the saved match
 
     def _on_resume_length(self, event: clip.ResumeLength) -> None:
         if self.match is not None and self.match.length is None:
@@ -835,12 +875,22 @@ class Player:
                     found = await self._wait_for(lambda e: isinstance(e, clip.WhoInfo) and e.name == user,
                                                  rules.screen_timeout_s)
                     info = found if isinstance(found, clip.WhoInfo) else None
+                    if info is None:
+                        rules = self._unanswered(rules, user, "rawwho", min_rating=None, max_rating=None,
+                                                 min_experience=0, max_experience=None)
                 elif decision.reason == "saved_unknown" and "saved" not in asked:
                     asked.add("saved")
                     self.send(commands.show_savedcount(user))
                     reply = await self._wait_for(lambda e: isinstance(e, clip.SavedCount) and e.user == user,
                                                  rules.screen_timeout_s)
                     count = reply.count if isinstance(reply, clip.SavedCount) else None
+                    if count is None:
+                        rules = self._unanswered(rules, user, "show savedcount", max_saved=None)
+                elif decision.reason == "saved_match" and "resume" not in asked:
+                    asked.add("resume")
+                    if not await self._saved_match_confirmed(user):
+                        continue  # the belief lapsed: decide again without it
+                    break
                 else:
                     break
             log.info("invitation from %s (%s): %s, %s", user, "resume" if length is None else
@@ -854,10 +904,32 @@ class Player:
                 return
             if rules.tell_reason and self._may_tell(user, rules.tell_interval_s):
                 self.send(commands.tell(user, decision.text))
-            if decision.reason == "saved_match":
-                self._invite(user, None)
         finally:
             self._screening.discard(user)
+
+    def _unanswered(self, rules: Invitations, user: str, question: str, **unchecked: object) -> Invitations:
+        """A question about an inviter the server left unanswered: the config says whether
+        to join without that check or decline."""
+        if rules.unanswered == "decline":
+            log.warning("the server did not answer %s %s: declining as configured", question, user)
+            return rules
+        log.warning("the server did not answer %s %s: joining without checking", question, user)
+        return rules.model_copy(update=unchecked)
+
+    async def _saved_match_confirmed(self, user: str) -> bool:
+        """Invite ``user`` to resume our saved match: True if the server confirms it; else
+        (a refusal in any wording, or no answer) the belief lapses."""
+        self._invite(user, None, throttle=False)
+        answer = await self._wait_for(
+            lambda e: isinstance(e, clip.InviteSent) and e.user == user
+            or isinstance(e, clip.Error) and (_refuses_resume(e.text, user) or bool(_NOT_NOW.search(e.text))),
+            self.cfg.invitations.screen_timeout_s)
+        if isinstance(answer, clip.InviteSent) and answer.length is None:
+            return True
+        if isinstance(answer, clip.Error) and _NOT_NOW.search(answer.text):
+            return True  # it exists, but not now
+        self._lapse(user, answer.text if isinstance(answer, clip.Error) else "no answer to the resume invitation")
+        return False
 
     def _invite(self, user: str, length: int | None, *, throttle: bool = True) -> None:
         now = time.monotonic()
@@ -1027,6 +1099,14 @@ class Player:
             self._waiters = [w for w in self._waiters if w[1] is not future]
 
 
+def _refuses_resume(text: str, user: str) -> bool:
+    """Whether a ``**`` line answering our resume invitation to ``user`` says there is no
+    such saved match, in whatever wording (it names the user or the saved match, and is
+    not one of the "not now" answers)."""
+    lower = text.lower()
+    return (user.lower() in lower or "saved" in lower) and not _NOT_NOW.search(text)
+
+
 def _length(board: FibsBoard) -> int:
     """The board's match length as the records count it (0 = unlimited)."""
     return 0 if board.match_length == fibsboard.UNLIMITED else board.match_length
@@ -1063,6 +1143,7 @@ _HANDLERS: dict[type[clip.Event], Callable[[Player, Any], None]] = {
     clip.MatchWon: Player._on_match_won,
     clip.GameSaved: Player._on_saved,
     clip.Invitation: Player._on_invitation,
+    clip.InviteSent: Player._on_invite_sent,
     clip.SavedMatchWarning: Player._on_saved_warning,
     clip.JoinHint: Player._on_join_hint,
     clip.WhoInfo: Player._on_who,

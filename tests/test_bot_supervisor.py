@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit, the session's scripted server
 
 from botkit import Dialogue, board, config  # noqa: E402
-from test_bot_session import login, start, stop  # noqa: E402
+from test_bot_session import Connection, login, start, stop  # noqa: E402
 
 from bot import clip, commands, fibsboard, player as player_module  # noqa: E402
 from engine.position import Move, Position  # noqa: E402
@@ -101,6 +101,11 @@ async def test_a_board_with_another_opponent_keeps_the_first_match_saved(tmp_pat
 # -- the session's guard -----------------------------------------------------------------------
 
 
+async def boards(conn: Connection, count: int) -> None:
+    while conn.lines().count("board") < count:
+        await asyncio.sleep(0.01)
+
+
 async def test_a_failing_handler_is_logged_and_the_bot_resyncs(tmp_path: pathlib.Path,
                                                                monkeypatch: pytest.MonkeyPatch,
                                                                caplog: pytest.LogCaptureFixture) -> None:
@@ -111,8 +116,9 @@ async def test_a_failing_handler_is_logged_and_the_bot_resyncs(tmp_path: pathlib
     server, session, player, task = await start(tmp_path)
     conn = await login(server)
     await conn.expect("show saved")
+    await conn.expect("show saved", "board")  # the login's look at the board
     conn.feed("12 carol hello\r\n")
-    await conn.expect("show saved", "board")  # resynchronising
+    await asyncio.wait_for(boards(conn, 2), 5)  # resynchronising
     assert "handling '12 carol hello' failed" in caplog.text and "RuntimeError: a bug" in caplog.text
     assert not task.done() and session.connections == 1
     await stop(session, task)
@@ -139,8 +145,9 @@ async def test_an_impossible_board_over_the_session_does_not_end_the_run(tmp_pat
     conn = await login(server)
     await conn.expect("show saved")
     conn.feed("** You are now playing a 3 point match with bob\r\nStarting a new game with bob.\r\n")
-    conn.feed(IMPOSSIBLE["score at the length"] + "\r\n")
     await conn.expect("show saved", "board")
+    conn.feed(IMPOSSIBLE["score at the length"] + "\r\n")
+    await asyncio.wait_for(boards(conn, 2), 5)
     conn.feed(VALID + "\r\n")
 
     async def moved() -> str:
