@@ -139,6 +139,8 @@ class MatchContext:
     """The Crawford flag of the running game is settled."""
     resync: bool = False
     resign_declined: int = 0
+    indexed: Path | None = None
+    """The record file ``records/saved.json`` names for this match."""
 
 
 _REFUSED = re.compile(r"You (?:can't move|must give|have to remove|can't remove)|Please don't give more"
@@ -311,12 +313,16 @@ class Player:
                 self._waiters.remove(waiter)
         if self._listing is not None and not isinstance(event, clip.SavedMatch | clip.SavedHeader):
             self._listing_done()
+        m = self.match
+        if m is not None and m.recorder is not None:
+            m.recorder.event(event)  # journaled before any command the event leads to
         handler = _HANDLERS.get(type(event))
         if handler is not None:
             handler(self, event)
         m = self.match
-        if m is not None and m.recorder is not None:
-            m.recorder.event(event)
+        if m is not None and m.recorder is not None and self.saved_index is not None and m.indexed != m.recorder.path:
+            m.indexed = m.recorder.path  # a restart (even after kill -9) continues this record
+            self.saved_index.put(m.opponent, m.recorder.path)
 
     def _on_board(self, event: clip.Board) -> None:
         try:
@@ -392,7 +398,7 @@ class Player:
         recorder = self.saved_index.open(opponent) if self.saved_index else None
         saved = self.server_saved.get(opponent)
         m = MatchContext(opponent, recorder.record.length if recorder else saved.length if saved else None,
-                         recorder=recorder, rating_before=self.rating)
+                         recorder=recorder, rating_before=self.rating, indexed=recorder.path if recorder else None)
         if recorder is not None:
             m.crawford_played = recorder.crawford_played
         return m
@@ -503,9 +509,9 @@ class Player:
             return
         self._last_move = (key, move)
         self.stats.moves_sent += 1
-        self.send(command)
         if self.match is not None and self.match.recorder is not None:
-            self.match.recorder.sent_move(dice, move, position.play(move))
+            self.match.recorder.sent_move(dice, move, position.play(move))  # journaled before it is sent
+        self.send(command)
 
     def _start_turn(self, board: FibsBoard) -> None:
         key = self._key("turn", board)
@@ -767,7 +773,7 @@ class Player:
     def _finish(self, m: MatchContext, length: int, score: tuple[int, int] | None, won: bool | None) -> None:
         self.stats.matches += 1
         if m.recorder is not None:
-            m.recorder.flush()
+            m.recorder.close(over=True)
         path = m.recorder.written if m.recorder else None
         if self.saved_index is not None:
             self.saved_index.put(m.opponent, None)
@@ -827,10 +833,8 @@ class Player:
         self.interrupted[m.opponent] = m
         written = None
         if m.recorder is not None:
-            m.recorder.flush()
+            m.recorder.close(over=False)  # the index already names it: a resume continues it
             written = m.recorder.written
-            if self.saved_index is not None and written is not None:
-                self.saved_index.put(m.opponent, written)
         if self.ledger is not None:
             self.ledger.write({
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "opponent": m.opponent, "length": m.length,

@@ -24,6 +24,7 @@ from typing import Any
 
 from bot import clip
 from bot.fibsboard import FibsBoard, parse_move_line
+from bot.journal import Journal, decode_move, encode_action, encode_move, journal_path, replay
 from engine.errors import IllegalMoveError, RecordParseError
 from engine.position import Move, Position
 from engine.records import (
@@ -44,17 +45,21 @@ def _who(name: str) -> int:
 
 
 class Recorder:
-    """One match's record and its file."""
+    """One match's record, its file and its journal (:mod:`bot.journal`)."""
 
-    def __init__(self, record: MatchRecord, path: Path) -> None:
+    def __init__(self, record: MatchRecord, path: Path, state: dict[str, Any] | None = None) -> None:
         self.record = record
         self.path = path
+        self.journal = Journal(path)
         self.broken = False
         self.forks = 0
         self._board: FibsBoard | None = None
         self._dice: dict[int, tuple[int, int]] = {}
         self._pending: tuple[tuple[int, int], Move, Position] | None = None
         self._expect_game = True  # a board may start a game (not after a game ended, until the next starts)
+        if state:
+            self._restore(state)
+        self._journaled = self._state()
 
     @classmethod
     def create(cls, folder: Path, opponent: str, us: str, length: int, *, place: str = "") -> Recorder:
@@ -67,11 +72,18 @@ class Recorder:
             n += 1
             path = folder / f"{stem}-{n}.sgf"
         record = MatchRecord((opponent, us), length, date=now.date(), event="FIBS", place=place)
-        return cls(record, path)
+        recorder = cls(record, path)
+        recorder.journal.start(record)  # from now on a restart continues this file
+        return recorder
 
     @classmethod
     def open(cls, path: Path) -> Recorder:
-        """Continue a record written earlier (RecordParseError, OSError if unusable)."""
+        """Continue a record written earlier: its journal if the match was under way
+        (a crash), else its file (RecordParseError, OSError, ValueError if unusable)."""
+        if journal_path(path).exists():
+            record, state = replay(journal_path(path))
+            log.info("record %s: continued from its journal", path)
+            return cls(record, path, state)
         return cls(load_sgf(path), path)
 
     @property
@@ -97,6 +109,14 @@ class Recorder:
         except OSError as exc:
             log.error("cannot write the record %s: %s", self.path, exc)
 
+    def close(self, *, over: bool) -> None:
+        """Write the file; when the match is ``over`` its journal is no longer needed."""
+        self.flush()
+        if over and (self.path.exists() or not self.record.games):
+            self.journal.remove()
+        else:
+            self.journal.close()
+
     # -- events ---------------------------------------------------------------
 
     def board(self, board: FibsBoard, crawford_game: bool) -> None:
@@ -112,11 +132,12 @@ class Recorder:
             self._commit_pending(board.position)
 
     def sent_move(self, dice: tuple[int, int], move: Move, result: Position) -> None:
-        """Our move was sent; it is recorded once the server shows it was played."""
-        self._pending = (dice, move, result)
+        """Our move is being sent (call this first: it is journaled); it is recorded once
+        the server shows it was played."""
+        self._guarded(lambda: setattr(self, "_pending", (dice, move, result)))
 
     def move_refused(self) -> None:
-        self._pending = None
+        self._guarded(lambda: setattr(self, "_pending", None))
 
     def event(self, event: clip.Event) -> None:
         """Record what ``event`` says; a game's end flushes the file."""
@@ -215,20 +236,55 @@ class Recorder:
             log.exception("record %s: cannot follow the server; game %d stops here", self.path,
                           len(self.record.games))
             self.broken = True
+        state = self._state()
+        if state != self._journaled:
+            self._journaled = state
+            self._log({"state": state})
+
+    def _log(self, entry: dict[str, Any]) -> None:
+        """Journal a change (already made to the record); a missing journal starts with
+        the whole record, which holds it."""
+        try:
+            if self.journal.exists:
+                self.journal.write(entry)
+            else:
+                self.journal.start(self.record)
+                self.journal.write({"state": self._journaled})
+        except OSError as exc:
+            log.error("cannot write the journal %s: %s", self.journal.path, exc)
+
+    def _state(self) -> dict[str, Any]:
+        """The working state beyond the record (dice seen, our move not yet confirmed)."""
+        pending = None
+        if self._pending is not None:
+            dice, move, result = self._pending
+            pending = [list(dice), encode_move(move), result.position_id()]
+        return {"dice": {str(p): list(d) for p, d in sorted(self._dice.items())}, "pending": pending,
+                "broken": self.broken, "expect_game": self._expect_game}
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        self._dice = {int(p): (int(d[0]), int(d[1])) for p, d in state.get("dice", {}).items()}
+        pending = state.get("pending")
+        if pending:
+            dice, move, result = pending
+            self._pending = ((int(dice[0]), int(dice[1])), decode_move(move), Position.from_position_id(result))
+        self.broken = bool(state.get("broken", False))
+        self._expect_game = bool(state.get("expect_game", True))
 
     def _start_game(self, board: FibsBoard, crawford_game: bool) -> None:
         score = (board.opponent_score, board.player_score)
         try:
             self.record.new_game(score, crawford_game)
-            return
         except ValueError as exc:
             log.warning("record %s: %s", self.path, exc)
-        self._fork()  # the score does not follow the record: a resync, continued in a new part
-        try:
-            self.record.new_game(score, crawford_game)
-        except ValueError as exc:  # a board the player should have refused: record nothing of it
-            log.warning("record %s: no game starts at %d-%d: %s", self.path, *score, exc)
-            self.broken = True
+            self._fork()  # the score does not follow the record: a resync, continued in a new part
+            try:
+                self.record.new_game(score, crawford_game)
+            except ValueError as exc:  # a board the player should have refused: record nothing of it
+                log.warning("record %s: no game starts at %d-%d: %s", self.path, *score, exc)
+                self.broken = True
+                return
+        self._log({"game": list(score), "crawford": self.record.games[-1].crawford_game})
 
     def _fork(self) -> None:
         """Continue in a new file: the old one keeps what could be followed."""
@@ -236,10 +292,12 @@ class Recorder:
         if not self.record.games:
             return  # nothing recorded yet: the file can start with the next game
         self.flush()
+        self.journal.remove()  # the part's file holds all of it
         old = self.record
         self.forks += 1
         stem = self.path.stem.rsplit("-part", 1)[0]
         self.path = self.path.with_name(f"{stem}-part{self.forks + 1}.sgf")
+        self.journal = Journal(self.path)
         self.record = MatchRecord(old.players, old.length, crawford=old.crawford, date=old.date,
                                   event=old.event, place=old.place)
         log.warning("record continues in %s", self.path)
@@ -253,6 +311,8 @@ class Recorder:
             log.warning("record %s: cannot add %s: %s; the game stops here", self.path, action, exc)
             self.broken = True
             self.flush()
+            return
+        self._log({"action": encode_action(action)})
 
     def _commit_pending(self, seen: Position | None) -> None:
         if self._pending is None:
@@ -414,7 +474,7 @@ class SavedIndex:
             return None
         try:
             return Recorder.open(path)
-        except (OSError, RecordParseError) as exc:
+        except (OSError, RecordParseError, ValueError) as exc:
             log.warning("saved match with %s: cannot continue %s: %s", opponent, path, exc)
             return None
 
