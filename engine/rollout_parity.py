@@ -3,7 +3,8 @@
 Draws held-out cases from a seed (positions reached by seeded 0-ply self-play:
 contact, race, bear-off, a chequer on the bar; rollouts of the position, of
 the best plays of a roll and of the cube decision; money and 5-point match
-scores; truncated or not; variance reduction on and off), rolls each out
+scores; truncated or not; variance reduction on and off; Expert, noisy
+levels with the package's centred noise, World class), rolls each out
 with our engine and with gnubg (same settings and seed, one thread, emptied
 cache) and prints, per case, the largest difference in units of the combined
 standard error. The bar: every equity and probability within 3 combined
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.evaluator import Engine, PositionClass
+from engine.levels import level
 from engine.match import MatchState
 from engine.position import Position
 from engine.rollout import RolloutJob, RolloutResult, RolloutSettings, run
@@ -78,12 +80,17 @@ def make_cases(engine: Engine, seed: int, count: int, trials: int) -> list[tuple
     rng = random.Random(seed)
     positions = sample_positions(engine, seed)
     cases: list[tuple[str, RolloutJob]] = []
-    variants = [("position", False, None, True), ("plays", True, None, True), ("cube", False, None, True),
-                ("position", True, 4, True), ("plays", False, None, False), ("cube", True, None, True)]
+    # (what, variance reduction, truncation, cubeful, chequer level); noisy levels
+    # as the package plays them (gnubg 1.1's centred deterministic noise)
+    variants = [("position", False, None, True, "expert"), ("plays", True, None, True, "expert"),
+                ("cube", False, None, True, "expert"), ("position", True, 4, True, "expert"),
+                ("plays", False, None, False, "expert"), ("cube", True, None, True, "expert"),
+                ("position", False, None, True, "advanced"), ("plays", True, None, True, "beginner"),
+                ("position", False, 6, True, "world class")]
     i = 0
     while len(cases) < count and i < 20 * count:
         kind = KINDS[i % len(KINDS)]
-        what, vr, truncate, cubeful = variants[(i // len(KINDS)) % len(variants)]
+        what, vr, truncate, cubeful, chequer = variants[(i // len(KINDS)) % len(variants)]
         i += 1
         if not positions[kind]:
             continue
@@ -91,7 +98,8 @@ def make_cases(engine: Engine, seed: int, count: int, trials: int) -> list[tuple
         match = (MatchState(length=5, score=(rng.randint(0, 4), rng.randint(0, 4)), on_roll=1, turn=1)
                  if rng.random() < 0.5 else MatchState(length=0, jacoby=True, on_roll=1, turn=1))
         settings = RolloutSettings(trials=trials, seed=rng.randint(0, 2**31 - 1), variance_reduction=vr,
-                                   truncate=truncate, cubeful=cubeful)
+                                   truncate=truncate, cubeful=cubeful, level=level(chequer, "gnubg-1.1"),
+                                   cube_level="expert")
         candidates: object = None
         if what == "plays":
             d = (rng.randint(1, 6), rng.randint(1, 6))
@@ -107,6 +115,7 @@ def make_cases(engine: Engine, seed: int, count: int, trials: int) -> list[tuple
         except ValueError:
             continue  # the cube is not available here
         name = (f"{kind} {what} {'match ' + str(match.score) if match.length else 'money'}"
+                f"{'' if chequer == 'expert' else ' ' + chequer}"
                 f"{' VR' if vr else ' noVR'}{f' trunc{truncate}' if truncate else ''}"
                 f"{'' if cubeful or what == 'cube' else ' cubeless'}")
         cases.append((name, job))
@@ -135,7 +144,7 @@ def compare(ours: RolloutResult, theirs: Sequence[rollout_gnubg.GnubgResult], ex
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.rollout_parity", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", type=int, default=24)
+    ap.add_argument("--cases", type=int, default=36)
     ap.add_argument("--seed", type=int, default=20261126)
     ap.add_argument("--trials", type=int, default=72)
     args = ap.parse_args(argv)

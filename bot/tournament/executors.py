@@ -191,7 +191,7 @@ _dask_engine: Engine | None = None
 _dask_lock = threading.Lock()
 
 
-def _worker_engine() -> Engine:
+def worker_engine() -> Engine:
     """A Dask worker's Engine: one per worker process, shared by its threads."""
     global _dask_engine
     with _dask_lock:
@@ -202,7 +202,7 @@ def _worker_engine() -> Engine:
 
 def _dask_task(config: TournamentConfig, spec: MatchSpec) -> Outcome:
     """Runs on a Dask worker."""
-    return play_one(_worker_engine(), config, spec)
+    return play_one(worker_engine(), config, spec)
 
 
 class DaskExecutor:
@@ -276,7 +276,7 @@ class DaskExecutor:
 
 def _rollout_range(job: RolloutJob, first: int, n: int, threads: int) -> tuple[int, np.ndarray]:
     """Runs on a Dask worker: trials first .. first+n-1 of every candidate."""
-    return first, job.run_range(_worker_engine(), first, n, threads)
+    return first, job.run_range(worker_engine(), first, n, threads)
 
 
 class DaskRollout:
