@@ -45,7 +45,7 @@ from bot.tournament.config import TournamentConfig
 from bot.tournament.executors import Executor
 from bot.tournament.results import ResultStore
 from bot.tournament.runner import run
-from bot.tournament.schedule import schedule
+from bot.tournament.schedule import MatchSpec, schedule
 from bot.tournament.stats import Z95
 
 REFERENCES = (Setting(), Setting(plies=2))  # Expert and World class
@@ -128,13 +128,16 @@ def _cost(config: TournamentConfig) -> Callable[[str, str], float]:
     return lambda white, black: length * ((_PLY_COST[plies[white]] + _PLY_COST[plies[black]]) / 2 + judge)
 
 
+def _specs(config: TournamentConfig) -> list[MatchSpec]:
+    return schedule([p.name for p in config.players], config.format, config.gauntlet_player, config.matches,
+                    seed=config.seed, duplicate=config.duplicate_dice)
+
+
 def results_of(config: TournamentConfig) -> list[dict[str, Any]]:
     """The finished matches of ``config``'s schedule in its folder."""
     store = ResultStore(config.output, config.fingerprint())
     try:
-        keys = [s.key for s in schedule([p.name for p in config.players], config.format, config.gauntlet_player,
-                                        config.matches, seed=config.seed, duplicate=config.duplicate_dice)]
-        return [store.results[k] for k in keys if k in store.results]
+        return [store.results[s.key] for s in _specs(config) if s.key in store.results]
     finally:
         store.close()
 
@@ -156,8 +159,7 @@ def play_parts(configs: Sequence[TournamentConfig], make_executor: ExecutorFacto
     for config in configs:
         cost = _cost(config)
         finished = {r["key"] for r in results_of(config)}
-        for spec in schedule([p.name for p in config.players], config.format, config.gauntlet_player,
-                             config.matches, seed=config.seed, duplicate=config.duplicate_dice):
+        for spec in _specs(config):
             total += cost(spec.white, spec.black)
             done += cost(spec.white, spec.black) if spec.key in finished else 0.0
     progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[matches]} matches"),
