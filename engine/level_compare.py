@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
+from typing import Any, Protocol
 
 from engine.analysis import match_state, scored
 from engine.evaluator import Engine
@@ -186,7 +186,17 @@ class Comparison:
                 "pairs": [p.as_dict() for p in self.pairs]}
 
 
-def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level], judge: Level, *,
+class Judge(Protocol):
+    """Another judge than a search (engine/rollout_judge.py): each level's loss on a spot."""
+
+    @property
+    def name(self) -> str: ...
+
+    def losses(self, engine: Engine, spot: Spot, plays: dict[int, Position | None],
+               threads: int | None) -> dict[int, float]: ...
+
+
+def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level], judge: Level | Judge, *,
                    min_differing: int = 10, threads: int | None = None,
                    on_spot: Callable[[Comparison], None] | None = None) -> Comparison:
     """Put ``spots`` (in order) to ``levels`` (weakest first) until every neighbouring
@@ -209,14 +219,15 @@ def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level
         plays: dict[int, Position | None] = {}  # None: the judge's best play
         for i in active:
             lv = levels[i]
-            if lv.checker == judge.checker:
+            if isinstance(judge, Level) and lv.checker == judge.checker:
                 plays[i] = None
             else:
                 choice: MoveDecision = engine.best_move(spot.position, spot.dice, spot.match, lv, threads=threads)
                 plays[i] = spot.position.play(choice.move)
         losses = dict.fromkeys(active, 0.0)
         if None in plays.values() or len(set(plays.values())) > 1:
-            losses = _judge(engine, spot, judge, plays, threads)
+            losses = (_judge(engine, spot, judge, plays, threads) if isinstance(judge, Level)
+                      else judge.losses(engine, spot, plays, threads))
             result.judged += 1
             for i in active:
                 result.levels[i].judged += 1

@@ -43,6 +43,7 @@ Progress = Callable[[int, int, "RolloutResult"], None]
 OUTPUTS = 7  # W WG WBG LG LBG, cubeless equity, cubeful equity (money) or MWC (match)
 CL, CF = 5, 6
 RNGS = ("sfmt", "mt19937")
+MAX_TRIALS = 10**8  # trial indices stay C ints
 _ERRORS = {-3: "bad rollout settings", -4: "out of memory in the rollout",
            -5: "a candidate's board is not a legal position"}
 
@@ -82,8 +83,8 @@ class RolloutSettings:
     rng: str = "sfmt"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.trials, int) or self.trials < 1:
-            raise ValueError(f"trials must be a positive integer, got {self.trials!r}")
+        if not isinstance(self.trials, int) or not 1 <= self.trials <= MAX_TRIALS:
+            raise ValueError(f"trials must be an integer from 1 to {MAX_TRIALS}, got {self.trials!r}")
         if self.truncate is not None and (not isinstance(self.truncate, int) or self.truncate < 1):
             raise ValueError(f"truncate must be a positive number of half-moves, got {self.truncate!r}")
         if self.late_ply is not None and self.late_ply < 0:

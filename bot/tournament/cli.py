@@ -110,6 +110,10 @@ def add_analyse_parser(subparsers: Any) -> None:
                          help="positions where a pair's plays differ at its first look (default 10); later "
                               "looks at twice, four times... that, each with a stricter interval")
     compare.add_argument("--max-positions", type=_positive, help="stop after this many positions")
+    compare.add_argument("--judge", choices=("search", "rollout"), default="search",
+                         help="score differing plays by a search at --level (default) or by rolling them out")
+    compare.add_argument("--judge-trials", type=_positive, default=144,
+                         help="--judge rollout: trials per play (default 144; Expert both sides)")
     compare.add_argument("--seed", type=int, default=1, help="order in which the positions are visited")
     p.set_defaults(run=cmd_analyse)
 
@@ -181,7 +185,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = list(LEVEL_NAMES) if args.levels.strip() == "all" else [n.strip() for n in args.levels.split(",")]
     try:
         levels = [level(n) for n in names if n]
-        judge = level(args.level or "4ply")
+        judge: Any = level(args.level or "4ply")
+        if args.judge == "rollout":
+            from engine.rollout_judge import RolloutJudge
+
+            judge = RolloutJudge(trials=args.judge_trials, seed=args.seed, level=args.level or "expert")
         spots = shuffled((s for path in args.match for s in checker_spots(load(path), Path(path).name)), args.seed)
     except (ValueError, OSError, RecordParseError) as exc:
         print(f"fibsbot analyse: {exc}", file=sys.stderr)
