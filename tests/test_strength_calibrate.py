@@ -165,11 +165,14 @@ def _verify_table(path: Path) -> Path:
 def test_verify_plans_match_counts_for_the_half_width(tmp_path: Path) -> None:
     table = StrengthTable.load(_verify_table(tmp_path / "t.json"))
     [target] = cal.plan_verify(table, [1750.0], half_width=60)
-    assert target.strength.setting == Setting(noise=0.03) and target.matches["world-class"] == 0
+    assert target.strength.setting == Setting(noise=0.03) and list(target.matches) == ["expert"]
     p = fibs_win_probability(1750 - 2000, 1)
     assert target.matches["expert"] >= cs.matches_needed(60, p, 1) >= 0.9 * target.matches["expert"]  # type: ignore
     with pytest.raises(ValueError, match="outside"):
         cal.plan_verify(table, [1900.0, 2500.0], half_width=60)
+    bare = StrengthTable.from_dict({k: v for k, v in table.data.items() if k != "references"})
+    with pytest.raises(ValueError, match="lacks what a verification needs"):
+        cal.plan_verify(bare, [1750.0], half_width=60)
 
 
 def test_verify_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

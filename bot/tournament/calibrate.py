@@ -82,9 +82,9 @@ class Plan:
     seed: int = 1
     judge: str = "world class"
     self_play_lengths: tuple[int, ...] = (5, 7)
-    self_play_matches: int = 12
+    self_play_matches: int = 8
     length: int = 5
-    matches: tuple[int, int] = (1500, 30)
+    matches: tuple[int, int] = (3000, 100)
 
     def __post_init__(self) -> None:
         if len(set(self.settings)) != len(self.settings) or not self.settings:
@@ -365,14 +365,27 @@ def _predicted_se(rating: float, refs: Mapping[str, cs.Estimate], length: int, m
     return cs.combine(estimates).se
 
 
+def _verify_inputs(table: StrengthTable) -> tuple[dict[str, cs.Estimate], int, dict[str, int]]:
+    """The references' ratings, the head-to-head length and the calibration's match counts
+    against each reference (those it has a rating for)."""
+    try:
+        refs = {str(k): cs.Estimate(float(v["value"]), float(v["se"])) for k, v in table.data["references"].items()}
+        length = int(table.data["head_to_head"]["length"])
+        counts = {k: int(m) for k, m in table.data["head_to_head"]["matches"].items() if k in refs and int(m) > 0}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"the strength table lacks what a verification needs ({type(exc).__name__}: {exc})") \
+            from None
+    if not counts or length < 1:
+        raise ValueError("the strength table has no rated reference to verify against")
+    return refs, length, counts
+
+
 def plan_verify(table: StrengthTable, targets: Sequence[float], half_width: float,
                 max_matches: int = 20000) -> list[Target]:
     """Each target's setting and match counts: the references in the calibration's
     proportions, scaled until the predicted 95% half-width is ``half_width``."""
-    data = table.data
-    refs = {k: cs.Estimate(v["value"], v["se"]) for k, v in data["references"].items()}
-    length = int(data["head_to_head"]["length"])
-    shares = {k: m / max(data["head_to_head"]["matches"].values()) for k, m in data["head_to_head"]["matches"].items()}
+    refs, length, counts = _verify_inputs(table)
+    shares = {k: m / max(counts.values()) for k, m in counts.items()}
     out = []
     for rating in targets:
         strength = table.for_rating(rating)
@@ -387,7 +400,7 @@ def plan_verify(table: StrengthTable, targets: Sequence[float], half_width: floa
 
 
 def verify_parts(table: StrengthTable, targets: Sequence[Target], seed: int, output: Path) -> list[TournamentConfig]:
-    length = int(table.data["head_to_head"]["length"])
+    length = _verify_inputs(table)[1]
     configs = []
     for reference in REFERENCES:
         ref = key(reference)
@@ -402,8 +415,8 @@ def verify_parts(table: StrengthTable, targets: Sequence[Target], seed: int, out
 
 def measured(table: StrengthTable, target: Target, results: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """A verify target's measured rating (b) and the matches it played."""
-    refs = {k: cs.Estimate(v["value"], v["se"]) for k, v in table.data["references"].items()}
-    b = head_to_head(target.strength.setting, refs, int(table.data["head_to_head"]["length"]), results, target.name)
+    refs, length, _ = _verify_inputs(table)
+    b = head_to_head(target.strength.setting, refs, length, results, target.name)
     rating: cs.Estimate = b["combined"]
     played = sum(v["matches"] for v in b["by_reference"].values())
     shown = rating.as_dict()  # None when nothing could be measured (a sweep)

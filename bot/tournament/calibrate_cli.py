@@ -46,10 +46,11 @@ def add_calibrate_parser(subparsers: Any) -> None:
                                                             "class, 3 = Grandmaster, 4 = 4ply; default 2)")
     p.add_argument("--judge", default="world class", help="analysis level of the self-play matches")
     p.add_argument("--self-play-lengths", type=_ints, default=[5, 7], help="self-play match lengths (default 5,7)")
-    p.add_argument("--self-play-matches", type=int, default=12, help="self-play matches per setting and length")
+    p.add_argument("--self-play-matches", type=int, default=8,
+                   help="self-play matches per setting and length (default 8)")
     p.add_argument("--length", type=int, default=5, help="head-to-head match length (default 5)")
-    p.add_argument("--matches", type=_ints, default=[1500, 30],
-                   help="head-to-head matches per setting against Expert,World class (default 1500,30)")
+    p.add_argument("--matches", type=_ints, default=[3000, 100],
+                   help="head-to-head matches per setting against Expert,World class (default 3000,100)")
     p.add_argument("--table", type=Path, help="the strength table to show or verify (default: the shipped one)")
     p.add_argument("--show", action="store_true", help="print the strength table")
     p.add_argument("--verify", type=_floats, metavar="R1,R2,...",
