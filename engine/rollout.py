@@ -16,7 +16,7 @@ Equities are normalised: money per the starting cube of the first candidate
 >>> from engine.position import Position
 >>> r = Engine().rollout(Position.from_position_id("trsbAADs7jkAAA"), trials=36, seed=1)
 >>> r.trials, round(r.candidates[0].probabilities[0], 3)
-(36, 0.331)
+(36, 0.33)
 """
 
 from __future__ import annotations
