@@ -47,6 +47,18 @@ def test_huge_number_in_a_mat(tmp_path: Path) -> None:
     assert "out of range" in result.stderr and len(result.stderr) < 300
 
 
+@pytest.mark.parametrize("text, message", [
+    (" " + "9" * 5000 + " point match\n", "not a .mat file"),
+    (MAT.replace(" alice : 0                      bob : 0", " alice : " + "9" * 5000 + "  bob : 0"),
+     "line 6: expected a score line"),
+    (MAT.replace("41: 24/23 24/20*", "41: 24/23(" + "9" * 5000 + ")"), "line 7: '41: 24/23("),
+])
+def test_huge_numbers_anywhere_in_a_mat_are_named(text: str, message: str) -> None:
+    with pytest.raises(RecordParseError) as info:
+        mat.loads(text)
+    assert str(info.value).startswith(message) and len(str(info.value)) < 300
+
+
 @pytest.mark.parametrize("text", [
     "24/" + "9" * 5000, "9" * 5000 + "/1", "bar/" + "1" * 4301, "24/18(" + "9" * 5000 + ")", "013/7",
 ])
