@@ -242,7 +242,8 @@ class FibsServer:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         host = peer_host(writer)
         if self._closed.is_set() or not self.gate.admit(host):
-            writer.write(self.wordings.encode(FULL))
+            if not self._closed.is_set():
+                writer.write(self.wordings.encode(FULL))
             writer.close()  # no task, no Connection: a flood costs a socket for a moment
             return
         task = asyncio.current_task()
