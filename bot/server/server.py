@@ -244,7 +244,7 @@ class FibsServer:
         if self._closed.is_set() or not self.gate.admit(host):
             if not self._closed.is_set():
                 writer.write(self.wordings.encode(FULL))
-            writer.close()  # no task, no Connection: a flood costs a socket for a moment
+            writer.close()  # neither tracked nor read: a refused socket costs a moment
             return
         task = asyncio.current_task()
         assert task is not None
