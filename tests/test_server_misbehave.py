@@ -104,3 +104,18 @@ async def test_gibbon_leave_wording(tmp_path: Path) -> None:
         alice, bob = await start_match(server.port, "alice", "bob", 3)
         await alice.send("leave")
         await bob.until(r"\*\* Player alice terminated the game\. The game was saved\.")
+
+
+async def test_glued_lines(tmp_path: Path) -> None:
+    async with make_server(tmp_path / "f.db", wordings=["glued"]) as server:
+        alice, bob = await start_match(server.port, "alice", "bob", 3)
+        lines = {c: await c.until(r"board:.*") for c in (alice, bob)}
+        mover, other = (alice, bob) if "It's your turn to move." in lines[alice] else (bob, alice)
+        board = parse(lines[mover][-1])  # the opening board: nothing followed it, so it ends as usual
+        await mover.send(move_command(board, board.position.legal_plays(*board.dice)[0][0]))
+        glued = (await other.until(r"board:.*"))[-1]  # the board after the move, and the offer to roll
+        fields = glued.split(":")
+        head = re.match(r"\d+", fields[52])
+        assert len(fields) == 53 and head is not None
+        assert fields[52][head.end():] == "It's your turn. Please roll or double"
+        parse(":".join(fields[:52] + [head.group()]))

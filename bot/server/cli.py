@@ -16,7 +16,7 @@ from bot.server.passwords import hash_password
 from bot.server.server import DEFAULT_PORT, FibsServer
 from bot.server.store import Store
 from bot.server.texts import MOTD
-from bot.server.wordings import ENDINGS, PRESETS, REWRITES
+from bot.server.wordings import NAMES as WORDINGS
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -63,9 +63,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                             "down again")
     tests.add_argument("--unanswered", action="append", default=[], metavar="COMMAND",
                        help="swallow this command (full name, e.g. board): no reply, no effect; repeatable")
-    wordings = ", ".join(sorted([*REWRITES, *ENDINGS, *PRESETS]))
     tests.add_argument("--wording", action="append", default=[], metavar="NAME",
-                       help=f"say these lines as another server does; repeatable; one of: {wordings}")
+                       help=f"say these lines as another server does; repeatable; one of: {', '.join(WORDINGS)}")
     parser.add_argument("--add-user", metavar="NAME",
                         help="create account NAME (password read from stdin) and exit")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],

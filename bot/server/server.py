@@ -80,8 +80,9 @@ class FibsServer:
     - ``unanswered``: command names (full names: ``board``, ``roll``, ``move``,
       ``rawwho``...) that are swallowed: no reply and no effect.
     - ``wordings``: names from :mod:`bot.server.wordings` (e.g. ``jibs``,
-      ``move-no-blank``, ``bare-lf``, ``left-terminated``): those lines are
-      said the way that server says them.
+      ``move-no-blank``, ``bare-lf``, ``left-terminated``, ``glued``): those
+      lines are said the way that server says them (``glued``: a board line
+      runs on into the next line, FIBS's old glitch).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, db_path: str | Path = "fibs.db",

@@ -53,6 +53,7 @@ class Connection:
         self.host = peer_host(writer)
         self.closed = False
         self._last_line = asyncio.get_running_loop().time()
+        self._unterminated = False  # a glued line waits for the next one (the ``glued`` wording)
 
     def write(self, data: bytes) -> None:
         if self.closed:
@@ -67,7 +68,20 @@ class Connection:
 
     def send(self, line: str) -> None:
         """One line, CR LF terminated (text is ASCII by construction; anything else becomes '?')."""
-        self.write(self._wordings.encode(line))
+        data = self._wordings.encode(line)
+        if self._wordings.glues(line):
+            data = data[:-len(self._wordings.ending)]
+            if not self._unterminated:  # whatever this turn of the loop says next is glued on
+                asyncio.get_running_loop().call_soon(self._terminate)
+            self._unterminated = True
+        else:
+            self._unterminated = False
+        self.write(data)
+
+    def _terminate(self) -> None:
+        if self._unterminated:
+            self._unterminated = False
+            self.write(self._wordings.ending)
 
     def prompt(self, text: str) -> None:
         """An unterminated prompt such as ``login: ``."""

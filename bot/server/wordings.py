@@ -13,7 +13,12 @@ b'** Player bob terminated the game. The game was saved.\\r\\n'
 >>> Wordings.named(["nonsense"])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown wording 'nonsense' (known: bare-lf, blank-lines, jibs, left-short, ...)
+ValueError: unknown wording 'nonsense' (known: bare-lf, blank-lines, glued, jibs, ...)
+
+``glued`` is FIBS's (and JIBS's) old glitch: a ``board:`` line, or one
+ending in ``The cube shows <n>.``, goes out without its line end, so the
+next line the client gets is glued to it (clip-spec.md 1); if nothing
+follows at once, the line end comes after all.
 """
 
 from __future__ import annotations
@@ -36,31 +41,39 @@ REWRITES: dict[str, tuple[re.Pattern[str], str]] = {
     # FIBS pads some report lines with blanks
     "padded-report": (re.compile(r"(\S+ wins a \d+ point match against .*)"), r"\1   "),
 }
+GLUED = re.compile(r"board:.*|.* The cube shows \d+\.")
 ENDINGS = {
     "bare-lf": b"\n",  # JIBS ends lines with LF alone
     "blank-lines": b"\r\n\r\n",  # the 2020 FIBS capture has empty lines between messages
 }
 PRESETS = {"jibs": ("move-no-blank", "match-end-no-blank", "who-end-blank", "bare-lf")}
+NAMES = sorted([*REWRITES, *ENDINGS, *PRESETS, "glued"])
 
 
 class Wordings:
     """The rewrites chosen for one server; ``encode`` turns a line into the bytes sent."""
 
-    def __init__(self, rewrites: Iterable[tuple[re.Pattern[str], str]] = (), ending: bytes = b"\r\n") -> None:
+    def __init__(self, rewrites: Iterable[tuple[re.Pattern[str], str]] = (), ending: bytes = b"\r\n", *,
+                 glued: bool = False) -> None:
         self.rewrites = tuple(rewrites)
         self.ending = ending
+        self.glued = glued
 
     @classmethod
     def named(cls, names: Iterable[str]) -> Wordings:
         """From wording and preset names; ValueError for an unknown one."""
         chosen: list[str] = []
         for name in names:
-            if name not in REWRITES and name not in ENDINGS and name not in PRESETS:
-                known = ", ".join(sorted([*REWRITES, *ENDINGS, *PRESETS]))
-                raise ValueError(f"unknown wording {name!r} (known: {known})")
+            if name not in NAMES:
+                raise ValueError(f"unknown wording {name!r} (known: {', '.join(NAMES)})")
             chosen.extend(PRESETS.get(name, (name,)))
         endings = [ENDINGS[n] for n in chosen if n in ENDINGS]
-        return cls((REWRITES[n] for n in chosen if n in REWRITES), endings[-1] if endings else b"\r\n")
+        return cls((REWRITES[n] for n in chosen if n in REWRITES), endings[-1] if endings else b"\r\n",
+                   glued="glued" in chosen)
+
+    def glues(self, line: str) -> bool:
+        """Whether ``line`` goes out without its line end (the ``glued`` wording)."""
+        return self.glued and GLUED.fullmatch(line) is not None
 
     def encode(self, line: str) -> bytes:
         for pattern, replacement in self.rewrites:
