@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     job = RolloutJob.of(Position.from_position_id(args.position), None, None,
                         RolloutSettings(trials=args.trials, seed=args.seed))
-    engine = Engine(cache_log2=19)  # gnubg's default cache: 2^19 entries
+    engine = Engine()
     totals = {"gnubg": [0.0, 0.0], "ours 1 thread": [0.0, 0.0], "ours 2 threads": [0.0, 0.0]}
     for _ in range(args.rounds):
         for name in totals:
