@@ -78,7 +78,8 @@ async def test_blank_lines_and_telnet_noise_are_no_activity(tmp_path: Path, nois
 
 
 async def test_a_logged_in_trickler_is_cut_and_a_user_sending_lines_is_not(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db", idle_timeout_s=LIMIT_S) as server:
+    # a limit of ten of bob's lines: the loop would have to stall for most of a second to cut him
+    async with make_server(tmp_path / "f.db", idle_timeout_s=10 * TRICKLE_EVERY_S) as server:
         alice = await Client.connect(server.port, "alice")
         bob = await Client.connect(server.port, "bob")
 

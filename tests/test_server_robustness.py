@@ -171,7 +171,7 @@ async def test_idle_connection_times_out_and_its_match_is_saved(tmp_path: Path) 
         async def keep_alive() -> None:
             while True:
                 await bob.send("time")
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.1)  # ten lines a second: never idle for the 1 s limit
         task = asyncio.create_task(keep_alive())
         lines = await alice.until(r"Connection timed out\.", timeout=5)
         assert lines
