@@ -15,6 +15,13 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
 from fibs_script import Client, MatchPlayer, make_server, start_match  # noqa: E402
 
 from bot.fibsboard import move_command, parse  # noqa: E402
+from bot.server import FibsServer  # noqa: E402
+
+
+async def _gone(server: FibsServer, name: str) -> None:
+    """Until the server has seen ``name`` leave."""
+    while server.find(name) is not None:
+        await asyncio.sleep(0.01)
 
 
 async def test_forget_saved_starts_without_saved_matches(tmp_path: Path) -> None:
@@ -36,8 +43,7 @@ async def test_keep_games_runs_the_match_on_across_a_drop(tmp_path: Path) -> Non
         bob_plays = asyncio.create_task(pb.run())
         first = await MatchPlayer(a, "bob", 1, seed=3, p_double=0, p_resign=0, drop_after_moves=2).run()
         assert first.saved  # alice vanished when she had to move
-        while server.find("alice") is not None:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(_gone(server, "alice"), 60)
         bob = server.find("bob")
         assert server.store.saved_match("alice", "bob") is None and bob is not None and bob.table is not None
 
@@ -61,8 +67,7 @@ async def test_keep_games_saves_when_both_players_are_gone(tmp_path: Path) -> No
         await b.until(r"8 alice alice drops connection\.")
         assert server.store.saved_match("alice", "bob") is None
         b.writer.transport.abort()
-        while server.find("bob") is not None:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(_gone(server, "bob"), 60)
         assert server.store.saved_match("alice", "bob") is not None
         assert server.lobby.kept == {}
 
