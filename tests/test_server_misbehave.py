@@ -117,6 +117,7 @@ async def test_glued_lines(tmp_path: Path) -> None:
         lines = {c: await c.until(r"board:.*") for c in (alice, bob)}
         mover, other = (alice, bob) if "It's your turn to move." in lines[alice] else (bob, alice)
         board = parse(lines[mover][-1])  # the opening board: nothing followed it, so it ends as usual
+        assert board.dice
         await mover.send(move_command(board, board.position.legal_plays(*board.dice)[0][0]))
         glued = (await other.until(r"board:.*"))[-1]  # the board after the move, and the offer to roll
         fields = glued.split(":")
