@@ -207,6 +207,7 @@ class Player:
         self._tasks: set[asyncio.Task[None]] = set()
         self._waiters: list[tuple[Callable[[clip.Event], bool], asyncio.Future[clip.Event]]] = []
         self._act_key: Hashable = None
+        self._act_board: FibsBoard | None = None  # the board of the decision under way
         self._last_key: Hashable = None
         self._act_id = 0
         self._refreshes = 0
@@ -292,9 +293,11 @@ class Player:
         self._result.clear()
         await self._result.wait()
 
-    async def settle(self) -> None:
-        """Wait until no decision or screening task is running (tests)."""
-        while busy := [t for t in self._tasks if t.get_name() not in ("challenge", "drain") and not t.done()]:
+    async def settle(self, *, ledger: bool = True) -> None:
+        """Wait until no decision or screening task is running (tests); ``ledger=False``
+        does not wait for a ledger line's rating either (the fuzzer)."""
+        idle = ("challenge", "drain") if ledger else ("challenge", "drain", "ledger")
+        while busy := [t for t in self._tasks if t.get_name() not in idle and not t.done()]:
             await asyncio.gather(*busy, return_exceptions=True)
 
     async def close(self) -> None:
@@ -357,9 +360,16 @@ class Player:
             else:
                 m.recorder.board(board, m.crawford_game)
         m.resync = False
+        # a decision under way for another board must not be sent: what this board shows is done instead
+        superseded = self._act_key is not None and board != self._act_board
+        if superseded:
+            self._act_key = None
+            self._act_id += 1
         waiting, self._refresh_for = self._refresh_for, None
         if waiting is not None:
             waiting(board)
+        elif superseded:
+            self._act_on(board)
         elif board.turn != 0 and board.player_on_turn and board.dice:
             self._start_move(board)
 
@@ -435,14 +445,15 @@ class Player:
         else:
             self._start_turn(board)
 
-    def _begin(self, key: Hashable, coro: Callable[[int], Coroutine[Any, Any, None]]) -> None:
-        """Start deciding ``key`` unless that decision is already under way."""
+    def _begin(self, key: Hashable, board: FibsBoard, coro: Callable[[int], Coroutine[Any, Any, None]]) -> None:
+        """Start deciding ``key`` (on ``board``) unless that decision is already under way."""
         if key == self._act_key:
             return
         if key != self._last_key:
             self._refreshes = 0
             self._last_key = key
         self._act_key = key
+        self._act_board = board
         self._act_id += 1
         self._spawn(coro(self._act_id))
 
@@ -466,7 +477,7 @@ class Player:
 
     def _start_move(self, board: FibsBoard) -> None:
         key = self._key("move", board)
-        self._begin(key, lambda act_id: self._move(board, key, act_id))
+        self._begin(key, board, lambda act_id: self._move(board, key, act_id))
 
     async def _move(self, board: FibsBoard, key: Hashable, act_id: int) -> None:
         dice = board.dice
@@ -515,7 +526,7 @@ class Player:
 
     def _start_turn(self, board: FibsBoard) -> None:
         key = self._key("turn", board)
-        self._begin(key, lambda act_id: self._turn(board, act_id))
+        self._begin(key, board, lambda act_id: self._turn(board, act_id))
 
     async def _turn(self, board: FibsBoard, act_id: int) -> None:
         """Our turn before the roll: resign, double or roll."""
@@ -557,7 +568,7 @@ class Player:
 
     def _start_take(self, board: FibsBoard) -> None:
         key = self._key("take", board)
-        self._begin(key, lambda act_id: self._take(board, act_id))
+        self._begin(key, board, lambda act_id: self._take(board, act_id))
 
     async def _take(self, board: FibsBoard, act_id: int) -> None:
         """The opponent doubled: the decision is the doubler's cube decision, seen from them."""
@@ -782,7 +793,7 @@ class Player:
         self._result.set()
         self._idle.set()
         log.info("match with %s over: %s", m.opponent, outcome(result))
-        self._spawn(self._write_ledger(m, result))
+        self._spawn(self._write_ledger(m, result), name="ledger")
 
     def _ended_away(self, opponent: str) -> None:
         """An interrupted match is no longer saved on the server: it ended while we were away."""
