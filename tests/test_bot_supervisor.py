@@ -157,3 +157,20 @@ async def test_an_impossible_board_over_the_session_does_not_end_the_run(tmp_pat
     assert await asyncio.wait_for(moved(), 10) in legal_commands(VALID)
     assert not task.done()
     await stop(session, task)
+
+
+async def test_a_64_kib_glued_line_then_a_valid_board_is_answered(tmp_path: pathlib.Path) -> None:
+    server, session, player, task = await start(tmp_path)
+    conn = await login(server)
+    await conn.expect("show saved", "board")
+    conn.feed("** You are now playing a 3 point match with bob\r\nStarting a new game with bob.\r\n")
+    glued = VALID[:-1] + "1" * (1 << 16) + "12 bob hi"  # a long digit run glued between two messages
+    conn.incoming.put_nowait(glued.encode() + b"\r\n" + b"7" * 12_000 + VALID.encode() + b"\r\n" + VALID.encode()
+                             + b"\r\n")
+
+    async def moved() -> str:
+        while not any(line.startswith("move ") for line in conn.lines()):
+            await asyncio.sleep(0.01)
+        return next(line for line in conn.lines() if line.startswith("move "))
+    assert await asyncio.wait_for(moved(), 10) in legal_commands(VALID)
+    await stop(session, task)
