@@ -6,6 +6,7 @@ import asyncio
 import pathlib
 import socket
 import sys
+import threading
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -33,22 +34,36 @@ def get(url: str) -> str:
         return text
 
 
-async def test_status_and_metrics_during_a_local_match(tmp_path: pathlib.Path, capsys) -> None:
+class Stepped(FakeDecider):
+    """Our moves wait for the test: it reads the status before each one, so no state is missed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Semaphore(0)
+        self.go = threading.Semaphore(0)
+
+    def best_move(self, *args: object, **kwargs: object) -> object:
+        self.waiting.release()
+        if not self.go.acquire(timeout=60):
+            raise TimeoutError("the test stopped stepping")
+        return super().best_move(*args, **kwargs)
+
+
+async def test_status_and_metrics_during_a_local_match(tmp_path: pathlib.Path) -> None:
     port = free_port()
-    cfg = config(tmp_path, local={"timeout_s": 120.0, "length": 3}, status={"port": port},
-                 engine={"think_time_s": [0.03, 0.03]})  # games long enough to be seen between polls
-    timer = status.TimedDecider(FakeDecider())
+    cfg = config(tmp_path, local={"timeout_s": 120.0, "length": 3}, status={"port": port})
+    stepped = Stepped()
+    timer = status.TimedDecider(stepped)
     player, sparring = local_players(cfg, timer, FakeDecider())
     match = asyncio.create_task(play_local(player, sparring, seed=3, timer=timer))
     base = f"http://127.0.0.1:{port}"
     snapshots, metrics = [], []
     while not match.done():
-        try:
-            snapshots.append(await asyncio.to_thread(status.fetch, base))
-            metrics.append(await asyncio.to_thread(get, base + "/metrics"))
-        except OSError:
-            pass  # not listening yet, or already closed
-        await asyncio.sleep(0.02)
+        if not await asyncio.to_thread(stepped.waiting.acquire, timeout=0.1):
+            continue  # no move of ours pending yet
+        snapshots.append(await asyncio.to_thread(status.fetch, base))
+        metrics.append(await asyncio.to_thread(get, base + "/metrics"))
+        stepped.go.release()
     await match
     assert snapshots, "the endpoint never answered"
     in_match = [s for s in snapshots if s["match"] and "score" in s["match"]]
