@@ -4,6 +4,7 @@ the same table, verification, the machine-readable outputs, and choosing a bot b
 from __future__ import annotations
 
 import json
+import logging
 import math
 import sys
 from collections.abc import Iterator, Sequence
@@ -211,9 +212,13 @@ def test_bot_config_by_fibs_rating(tmp_path: Path) -> None:
         BotConfig.model_validate({"engine": {"strength": {"fibs_ratin": 1600}}})
 
 
-async def test_the_bot_plays_and_tells_its_rating(tmp_path: Path) -> None:
+async def test_the_bot_plays_and_tells_its_rating(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     rating = _inside()
-    d = Dialogue(config(tmp_path, engine={"strength": {"fibs_rating": rating}}))
+    with caplog.at_level(logging.INFO, logger="bot.player"):
+        d = Dialogue(config(tmp_path, engine={"strength": {"fibs_rating": rating}}))
+    expected = shipped_table().for_rating(rating)
+    assert f"playing at FIBS rating {rating:g}" in caplog.text  # the startup log: rating and interval
+    assert f"(95% {expected.low:.0f}..{expected.high:.0f})" in caplog.text
     await d.login()
     [told] = await d.say("12 bob level")
     assert told.startswith(f"tell bob I play at FIBS rating {rating:g}, 0-ply noise")
