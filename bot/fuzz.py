@@ -13,6 +13,7 @@ and dropped connections. After every line it checks that
 - nothing failed unexpectedly (the supervisor logged no exception),
 - every command sent is well-formed,
 - no move was sent that is illegal on the last valid board we received,
+- the running record only grows,
 
 and at the end of a session that every record's journal replays to the record.
 It prints the sessions run and the violations; exit status 1 if there are any.
@@ -231,6 +232,7 @@ class _SessionRun:
     board: FibsBoard | None = None
     _pending: list[str] = field(default_factory=list)
     _lines: clip.LineSplitter = field(default_factory=clip.LineSplitter)
+    _record: tuple[int, Path, int] | None = None
 
     def feed(self, chunk: bytes) -> None:
         """Track the last valid board among the lines received (our own reading, not the player's)."""
@@ -263,6 +265,18 @@ class _SessionRun:
                                        f"{self.board.format() if self.board else None}")
         while self.unexpected.caught:
             self.violations.append(f"unexpected failure: {self.unexpected.caught.pop(0)}")
+        self._record_grows()
+
+    def _record_grows(self) -> None:
+        """A record only grows: nothing it accepted is lost (a new part or match starts afresh)."""
+        m = self.player.match
+        recorder = m.recorder if m is not None else None
+        if recorder is None:
+            return
+        size = (id(recorder), recorder.path, sum(len(g.actions) for g in recorder.record.games))
+        if self._record is not None and size[:2] == self._record[:2] and size[2] < self._record[2]:
+            self.violations.append(f"record {recorder.path.name} lost actions ({self._record[2]} -> {size[2]})")
+        self._record = size
 
 
 def _legal(board: FibsBoard | None, command: str) -> bool:
