@@ -14,6 +14,12 @@ login is final (:class:`LoginFailed`). When no byte arrives for
 either, the connection is taken for dead and replaced. When the bot has
 sent nothing for ``keepalive_s`` it sends a harmless ``rawwho`` (FIBS drops
 connections idle for about an hour).
+
+The session is the supervisor: every line is parsed and handled under one
+guard, so an unexpected failure is logged with the raw line and its
+traceback and the handler resynchronises (asks for the board); failures that
+keep coming end the connection (:class:`Troubled`), and the session
+reconnects with backoff. Only a refused login ends :meth:`Session.run`.
 """
 
 from __future__ import annotations
