@@ -84,7 +84,7 @@ def settings_commands(s: RolloutSettings, cubeful: bool) -> list[str]:
            f"set rollout initial {'on' if s.initial else 'off'}",
            f"set rollout bearofftruncation exact {'on' if s.bearoff_truncation else 'off'}",
            f"set rollout bearofftruncation onesided {'on' if s.onesided_truncation else 'off'}",
-           "set rollout later enable off", "set rollout jsd stop off",
+           "set rollout jsd stop off",
            f"set rollout limit enable {'on' if s.stop_se is not None else 'off'}"]
     if s.stop_se is not None:
         out += [f"set rollout limit minimumgames {s.min_trials}", f"set rollout limit maxerror {s.stop_se:.6f}"]
@@ -92,6 +92,16 @@ def settings_commands(s: RolloutSettings, cubeful: bool) -> list[str]:
         out += _context(f"set rollout player {p} chequerplay", fix(chequer[p]))
         out += _context(f"set rollout player {p} cubedecision", fix(cube[p]))
         out += _filters(f"set rollout player {p} movefilter", chequer[p])
+    if s.late_ply is None:
+        out.append("set rollout later enable off")
+    else:
+        late = _pair(s.late_level, cube=False) if s.late_level is not None else chequer
+        late_cube = _pair(s.late_cube_level, cube=True) if s.late_cube_level is not None else cube
+        out += ["set rollout later enable on", f"set rollout later plies {s.late_ply}"]
+        for p in (0, 1):
+            out += _context(f"set rollout later player {p} chequerplay", fix(late[p]))
+            out += _context(f"set rollout later player {p} cubedecision", fix(late_cube[p]))
+            out += _filters(f"set rollout later player {p} movefilter", late[p])
     trunc = _pair(s.truncation_level, cube=True)[0] if s.truncation_level is not None else cube[0]
     if s.truncate:
         out += ["set rollout truncation enable on", f"set rollout truncation plies {s.truncate}"]
@@ -120,7 +130,7 @@ def _empty_cache() -> None:
 def rollout(job: RolloutJob) -> list[GnubgResult]:
     """gnubg's rollout of the job (one thread, emptied cache)."""
     g = _gnubg()
-    match_id = job.match_id or "cAkAAAAAAAAA"  # money, X on roll, centred cube, no dice
+    match_id = job.match_id or job.match.match_id()  # money: player 0 on roll, as ours
     captured(g.setgnubgid, f"{job.position_id}:{match_id}")
     for c in settings_commands(job.settings, job.cubeful):
         command(c)

@@ -103,3 +103,19 @@ def test_seeded_sample_agrees_with_gnubg(engine):
         agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job),
                             exact=not job.settings.variance_reduction)
         assert agreement.ok, (name, agreement)
+
+
+def test_per_player_and_later_settings_agree_with_gnubg(engine):
+    pytest.importorskip("gnubg")
+    from engine import rollout_gnubg
+    from engine.levels import level
+
+    # player 0 plays Expert then Advanced from ply 3, player 1 the reverse
+    # (noise as the package draws it: gnubg 1.1's centred deterministic noise)
+    advanced, expert = level("advanced", "gnubg-1.1"), level("expert")
+    for vr in (False, True):
+        s = RolloutSettings(trials=36, seed=21, level=(expert, advanced), late_level=(advanced, expert), late_ply=3,
+                            variance_reduction=vr)
+        job = RolloutJob.of(OPENING, None, None, s)
+        agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job), exact=not vr)
+        assert agreement.ok and agreement.diff < 1e-5, agreement
