@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.server.server import FibsServer
+    from bot.server.context import Context
     from bot.server.session import Session
     from bot.server.table import Listener, Table
 
@@ -25,12 +25,12 @@ def _game_of(session: Session) -> Table[Any] | None:
     return session.watching.table if session.watching is not None else None
 
 
-def tell(server: FibsServer, s: Session, args: str) -> None:
+def tell(ctx: Context, s: Session, args: str) -> None:
     name, _, text = args.partition(" ")
     if not name:
         s.send("** usage: tell <user> <text>")
         return
-    target = server.complete(name)
+    target = ctx.complete(name)
     if target is None:
         s.send(f"** There is no one called {name}")
     elif target is s:
@@ -42,7 +42,7 @@ def tell(server: FibsServer, s: Session, args: str) -> None:
             s.send(f"{target.name} is away: {target.away}")
 
 
-def say(server: FibsServer, s: Session, args: str) -> None:
+def say(ctx: Context, s: Session, args: str) -> None:
     if s.table is None:
         s.send("** 'say' can't be used outside a game")
         return
@@ -51,7 +51,7 @@ def say(server: FibsServer, s: Session, args: str) -> None:
     s.send(f"16 {opponent.name} {args}")
 
 
-def kibitz(server: FibsServer, s: Session, args: str) -> None:
+def kibitz(ctx: Context, s: Session, args: str) -> None:
     table = _game_of(s)
     if table is None:
         s.send("** You're not watching or playing.")
@@ -64,7 +64,7 @@ def kibitz(server: FibsServer, s: Session, args: str) -> None:
     _heard(s, len(hearers))
 
 
-def whisper(server: FibsServer, s: Session, args: str) -> None:
+def whisper(ctx: Context, s: Session, args: str) -> None:
     """Only the watchers hear a whisper, not the players."""
     table = _game_of(s)
     if table is None:
@@ -77,32 +77,32 @@ def whisper(server: FibsServer, s: Session, args: str) -> None:
     _heard(s, len(hearers))
 
 
-def shout(server: FibsServer, s: Session, args: str) -> None:
+def shout(ctx: Context, s: Session, args: str) -> None:
     if s.account.toggles["silent"]:
         s.send("** Please type 'toggle silent' again before you shout.")
         return
-    for other in list(server.sessions.values()):
+    for other in list(ctx.sessions.values()):
         if other is not s and not other.account.toggles["silent"]:
             other.send(f"13 {s.name} {args}")
     s.send(f"17 {args}")
 
 
-def message(server: FibsServer, s: Session, args: str) -> None:
+def message(ctx: Context, s: Session, args: str) -> None:
     """Delivered at once to a user online, else stored for their next login."""
     name, _, text = args.partition(" ")
     if not name or not text:
         s.send("** usage: message <user> <text>")
         return
-    if not server.exists(name):
+    if not ctx.exists(name):
         s.send(f"** Don't know user {name}.")
         return
     now = int(time.time())
-    target = server.find(name)
+    target = ctx.find(name)
     if target is not None:
         target.alert(f"9 {s.name} {now} {text}")
         s.send(f"10 {name}")
     else:
-        server.store.add_message(name, s.name, now, text)
+        ctx.store.add_message(name, s.name, now, text)
         s.send(f"11 {name}")
 
 

@@ -7,24 +7,24 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.server.matchdata import MatchData
+from bot.server.session import Session, sorted_sessions
 from bot.server.texts import HELP, VERSION, date_line, whois_date
 
 if TYPE_CHECKING:
-    from bot.server.server import FibsServer
-    from bot.server.session import Session
+    from bot.server.context import Context
 
 
-def rawwho(server: FibsServer, s: Session, args: str) -> None:
+def rawwho(ctx: Context, s: Session, args: str) -> None:
     """``5`` lines, then ``6``: everyone, ``ready``, ``away``, ``playing`` or one user."""
     word = args.split()[0] if args.split() else ""
-    everyone = server.sorted_sessions(server.sessions.values(), s.account.settings["sortwho"])
+    everyone = sorted_sessions(ctx.sessions.values(), s.account.settings["sortwho"])
     filters: dict[str, Callable[[Session], bool]] = {
         "ready": lambda x: x.ready and x.table is None, "away": lambda x: x.away is not None,
         "playing": lambda x: x.table is not None}
     if word in filters:
         selected = [x for x in everyone if filters[word](x)]
     elif word:
-        target = server.complete(word)
+        target = ctx.complete(word)
         if target is None:
             s.send(f"** There is no one called {word}")
             return
@@ -44,10 +44,10 @@ def _idle(seconds: float) -> str:
     return f"{int(seconds)} second{'' if int(seconds) == 1 else 's'}"
 
 
-def whois(server: FibsServer, s: Session, args: str) -> None:
+def whois(ctx: Context, s: Session, args: str) -> None:
     name = args.split()[0] if args.split() else ""
-    online = server.find(name)
-    account = online.account if online else server.store.account(name) if name else None
+    online = ctx.find(name)
+    account = online.account if online else ctx.store.account(name) if name else None
     if account is None:
         s.send(f"No information found on user {name}.")
         return
@@ -70,13 +70,13 @@ def whois(server: FibsServer, s: Session, args: str) -> None:
     s.send(f"  Email address: {account.email}" if account.email else "  No email address.")
 
 
-def show(server: FibsServer, s: Session, args: str) -> None:
+def show(ctx: Context, s: Session, args: str) -> None:
     words = args.split()
     what = words[0].lower() if words else ""
     if what == "games":
         s.send("List of games:")
         seen = set()
-        for session in list(server.sessions.values()):
+        for session in list(ctx.sessions.values()):
             table = session.table
             if table is not None and id(table) not in seen:
                 seen.add(id(table))
@@ -84,9 +84,9 @@ def show(server: FibsServer, s: Session, args: str) -> None:
                 kind = f"{d.length} point match" if d.length else "unlimited match"
                 s.send(f"{d.names[0]} - {d.names[1]} ({kind} {d.score[0]}-{d.score[1]})")
     elif what == "saved":
-        _saved(server, s)
+        _saved(ctx, s)
     elif what == "savedcount" and len(words) == 2:
-        count = len(server.store.saved_matches(words[1]))
+        count = len(ctx.store.saved_matches(words[1]))
         games = "no saved games" if count == 0 else "1 saved game" if count == 1 else f"{count} saved games"
         s.send(f"{words[1]} has {games}.")
     elif what == "savedcount":
@@ -95,16 +95,16 @@ def show(server: FibsServer, s: Session, args: str) -> None:
         s.send(f"** Don't know how to show {what or 'that'}")
 
 
-def _saved(server: FibsServer, s: Session) -> None:
+def _saved(ctx: Context, s: Session) -> None:
     """``show saved``: ``**`` marks an opponent who is online; scores are yours first."""
     rows = []
-    for opponent, text in server.store.saved_matches(s.name):
+    for opponent, text in ctx.store.saved_matches(s.name):
         try:
             data = MatchData.from_json(text)
         except ValueError:
             continue  # refused when resumed; not worth a row
         mine = data.names.index(s.name) if s.name in data.names else 0
-        marker = "**" if server.find(opponent) else "  "
+        marker = "**" if ctx.find(opponent) else "  "
         length = str(data.length) if data.length else "unlimited"
         rows.append(f"{marker}{opponent:<24}{length:<17}{data.score[mine]} - {data.score[1 - mine]:2d}")
     if not rows:
@@ -115,21 +115,21 @@ def _saved(server: FibsServer, s: Session) -> None:
         s.send(row)
 
 
-def ratings(server: FibsServer, s: Session, args: str) -> None:
+def ratings(ctx: Context, s: Session, args: str) -> None:
     s.send(" rank name            rating    Experience")
-    for rank, (name, rating, experience) in enumerate(server.store.top_ratings(20), 1):
+    for rank, (name, rating, experience) in enumerate(ctx.store.top_ratings(20), 1):
         s.send(f"{rank:5d} {name:<15} {rating:7.2f}    {experience:5d}")
 
 
-def time_(server: FibsServer, s: Session, args: str) -> None:
+def time_(ctx: Context, s: Session, args: str) -> None:
     s.send(date_line())
 
 
-def version(server: FibsServer, s: Session, args: str) -> None:
+def version(ctx: Context, s: Session, args: str) -> None:
     s.send(VERSION)
 
 
-def help_(server: FibsServer, s: Session, args: str) -> None:
+def help_(ctx: Context, s: Session, args: str) -> None:
     for line in HELP:
         s.send(line)
 

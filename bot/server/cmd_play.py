@@ -9,18 +9,18 @@ from bot.server.matchdata import MatchData
 from bot.server.table import Table, match_text
 
 if TYPE_CHECKING:
-    from bot.server.server import FibsServer
+    from bot.server.context import Context
     from bot.server.session import Session
 
 MAX_LENGTH = 99
 
 
-def invite(server: FibsServer, s: Session, args: str) -> None:
+def invite(ctx: Context, s: Session, args: str) -> None:
     words = args.split()
     if not words:
         s.send("** invite who?")
         return
-    target = server.complete(words[0])
+    target = ctx.complete(words[0])
     error = None
     if s.table is not None:
         error = "** You are already playing."
@@ -37,7 +37,7 @@ def invite(server: FibsServer, s: Session, args: str) -> None:
         return
     assert target is not None
     length: int | None = None
-    saved = server.store.saved_match(s.name, target.name)
+    saved = ctx.store.saved_match(s.name, target.name)
     if len(words) > 1:
         word = words[1].lower()
         if word == "unlimited":
@@ -53,7 +53,7 @@ def invite(server: FibsServer, s: Session, args: str) -> None:
     s.invitation = (target.name, length)
     if not s.ready:  # inviting makes you ready
         s.account.toggles["ready"] = True
-        server.who_changed(s)
+        ctx.who_changed(s)
     if length is None:
         s.send(f"** You invited {target.name} to resume a saved match.")
         target.alert(f"{s.name} wants to resume a saved match with you.")
@@ -73,7 +73,7 @@ def invite(server: FibsServer, s: Session, args: str) -> None:
         s.send(f"{target.name} is away: {target.away}")
 
 
-def join(server: FibsServer, s: Session, args: str) -> None:
+def join(ctx: Context, s: Session, args: str) -> None:
     words = args.split()
     if not words:
         if s.table is not None:
@@ -81,7 +81,7 @@ def join(server: FibsServer, s: Session, args: str) -> None:
         else:
             s.send("** Error: Join who?")
         return
-    inviter = server.complete(words[0])
+    inviter = ctx.complete(words[0])
     error = None
     if s.table is not None:
         error = "** You can't play two games at once"
@@ -99,22 +99,22 @@ def join(server: FibsServer, s: Session, args: str) -> None:
     assert inviter is not None and inviter.invitation is not None
     length = inviter.invitation[1]
     if length is None:
-        server.lobby.resume(inviter, s)
+        ctx.lobby.resume(inviter, s)
     else:
-        server.lobby.start_new(inviter, s, length)
+        ctx.lobby.start_new(inviter, s, length)
 
 
-def leave(server: FibsServer, s: Session, args: str) -> None:
+def leave(ctx: Context, s: Session, args: str) -> None:
     if s.table is None:
         s.send("** Error: No one to leave.")
     else:
-        server.lobby.interrupt(s, "leave")
+        ctx.lobby.interrupt(s, "leave")
 
 
 def _game_command(action: Callable[[Table[Any], int, str], None], not_playing: str = "** You're not playing."
-                  ) -> Callable[[FibsServer, Session, str], None]:
+                  ) -> Callable[[Context, Session, str], None]:
     """A command for the user's running match; ``not_playing`` answers everyone else."""
-    def handler(server: FibsServer, s: Session, args: str) -> None:
+    def handler(ctx: Context, s: Session, args: str) -> None:
         if s.table is None:
             s.send(not_playing)
         else:
@@ -122,7 +122,7 @@ def _game_command(action: Callable[[Table[Any], int, str], None], not_playing: s
     return handler
 
 
-def board(server: FibsServer, s: Session, args: str) -> None:
+def board(ctx: Context, s: Session, args: str) -> None:
     if s.table is not None:
         lines = s.table.board_lines(s.table.index(s), s)
     elif s.watching is not None and s.watching.table is not None:
@@ -134,22 +134,22 @@ def board(server: FibsServer, s: Session, args: str) -> None:
         s.send(line)
 
 
-def pip(server: FibsServer, s: Session, args: str) -> None:
+def pip(ctx: Context, s: Session, args: str) -> None:
     table = s.table or (s.watching.table if s.watching is not None else None)
     s.send(table.pips(s) if table is not None else "** You're not playing or watching.")
 
 
-def oldmoves(server: FibsServer, s: Session, args: str) -> None:
+def oldmoves(ctx: Context, s: Session, args: str) -> None:
     """The moves of ``name``'s running game, else of the saved match with them."""
     words = args.split()
     if not words:
         s.send("** usage: oldmoves <name>")
         return
-    target = server.find(words[0])
+    target = ctx.find(words[0])
     if target is not None and target.table is not None:
         lines = target.table.oldmoves(s)
     else:
-        saved = server.store.saved_match(s.name, words[0])
+        saved = ctx.store.saved_match(s.name, words[0])
         try:
             data = MatchData.from_json(saved) if saved else None
             lines = data.oldmoves(data.names.index(s.name)) if data else []
@@ -159,9 +159,9 @@ def oldmoves(server: FibsServer, s: Session, args: str) -> None:
         s.send(line)
 
 
-def watch(server: FibsServer, s: Session, args: str) -> None:
+def watch(ctx: Context, s: Session, args: str) -> None:
     words = args.split()
-    target = server.complete(words[0]) if words else None
+    target = ctx.complete(words[0]) if words else None
     if not words:
         s.send("** Watch who?")
     elif s.table is not None:
@@ -181,10 +181,10 @@ def watch(server: FibsServer, s: Session, args: str) -> None:
                 s.send(line)
         else:
             s.send(f"{target.name} is not doing anything interesting.")
-        server.who_changed(s)
+        ctx.who_changed(s)
 
 
-def unwatch(server: FibsServer, s: Session, args: str) -> None:
+def unwatch(ctx: Context, s: Session, args: str) -> None:
     if s.watching is None:
         s.send("** You're not watching.")
         return
@@ -192,7 +192,7 @@ def unwatch(server: FibsServer, s: Session, args: str) -> None:
     watched.watchers.discard(s)
     s.send(f"You stop watching {watched.name}.")
     watched.send(f"{s.name} stops watching you.")
-    server.who_changed(s)
+    ctx.who_changed(s)
 
 
 COMMANDS = {

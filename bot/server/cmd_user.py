@@ -9,7 +9,7 @@ from bot.server.account import DEFAULT_SETTINGS, TOGGLES
 from bot.server.texts import GOODBYE
 
 if TYPE_CHECKING:
-    from bot.server.server import FibsServer
+    from bot.server.context import Context
     from bot.server.session import Session
 
 # Each variable's check, and the complaint when a value fails it.
@@ -25,7 +25,7 @@ _VALID = {
 }
 
 
-def toggle(server: FibsServer, s: Session, args: str) -> None:
+def toggle(ctx: Context, s: Session, args: str) -> None:
     toggles = s.account.toggles
     if not args:
         s.send("The current settings are:")
@@ -38,12 +38,12 @@ def toggle(server: FibsServer, s: Session, args: str) -> None:
         return
     toggles[name] = not toggles[name]
     s.send(f"** {TOGGLES[name][0 if toggles[name] else 1]}")
-    server.store.update(s.account)
+    ctx.store.update(s.account)
     if name == "ready":
-        server.who_changed(s)
+        ctx.who_changed(s)
 
 
-def set_(server: FibsServer, s: Session, args: str) -> None:
+def set_(ctx: Context, s: Session, args: str) -> None:
     settings = s.account.settings
     words = args.split()
     if not words:
@@ -60,13 +60,13 @@ def set_(server: FibsServer, s: Session, args: str) -> None:
         s.send(_VALID[name][1])
     else:
         settings[name] = words[1]
-        server.store.update(s.account)
+        ctx.store.update(s.account)
         s.send(f"Value of '{name}' set to {words[1]}.")
 
 
-def away(server: FibsServer, s: Session, args: str) -> None:
+def away(ctx: Context, s: Session, args: str) -> None:
     if not args:
-        away_users = [x for x in server.sessions.values() if x.away is not None]
+        away_users = [x for x in ctx.sessions.values() if x.away is not None]
         if not away_users:
             s.send("None of the users is away.")
             return
@@ -76,51 +76,51 @@ def away(server: FibsServer, s: Session, args: str) -> None:
         return
     s.away = args
     s.send("You're away. Please type 'back'")
-    server.who_changed(s)
+    ctx.who_changed(s)
 
 
-def back(server: FibsServer, s: Session, args: str) -> None:
+def back(ctx: Context, s: Session, args: str) -> None:
     if s.away is None:
         s.send("** You're not away.")
         return
     s.away = None
     s.send("Welcome back.")
-    server.who_changed(s)
+    ctx.who_changed(s)
 
 
-def address(server: FibsServer, s: Session, args: str) -> None:
+def address(ctx: Context, s: Session, args: str) -> None:
     if not re.fullmatch(r"[^\s@]+@[^\s@]+", args):
         s.send(f"** '{args}' is not an email address.")
         return
     s.account.email = args
-    server.store.update(s.account)
+    ctx.store.update(s.account)
     s.send(f"Your email address is '{args}'.")
-    server.who_changed(s)
+    ctx.who_changed(s)
 
 
-def _log_out(server: FibsServer, s: Session) -> None:
+def _log_out(ctx: Context, s: Session) -> None:
     if s.table is not None:
-        server.lobby.interrupt(s, "logout")
-    server.logout(s, "logout")
+        ctx.lobby.interrupt(s, "logout")
+    ctx.logout(s, "logout")
     for line in GOODBYE:
         s.send(line)
     s.conn.close()
 
 
-def bye(server: FibsServer, s: Session, args: str) -> None:
-    _log_out(server, s)
+def bye(ctx: Context, s: Session, args: str) -> None:
+    _log_out(ctx, s)
 
 
-def wave(server: FibsServer, s: Session, args: str) -> None:
+def wave(ctx: Context, s: Session, args: str) -> None:
     """The first wave says goodbye; the second logs out."""
     again = " again" if s.waved else ""
-    server.broadcast(f"{s.name} waves goodbye{again}.", skip=[s.name])
+    ctx.broadcast(f"{s.name} waves goodbye{again}.", skip=[s.name])
     if not s.waved:
         s.waved = True
         s.send("You wave goodbye.")
         return
     s.send("You wave goodbye again and log out.")
-    _log_out(server, s)
+    _log_out(ctx, s)
 
 
 COMMANDS = {"toggle": toggle, "set": set_, "away": away, "back": back, "address": address, "bye": bye,

@@ -12,7 +12,7 @@ from bot.server.matchdata import MatchData
 from bot.server.table import Table, match_text
 
 if TYPE_CHECKING:
-    from bot.server.server import FibsServer
+    from bot.server.context import Online
     from bot.server.session import Session
 
 log = logging.getLogger("bot.server")
@@ -27,20 +27,28 @@ _INTERRUPTED = {
 
 
 class Lobby:
-    def __init__(self, server: FibsServer) -> None:
-        self.server = server
+    """The matches of the users online; the server behind :class:`Online` stores and tells.
+
+    ``seed``: the dice of each match are drawn from it (None: the OS's secure source).
+    ``keep_games``: a dropped player's match runs on until they are back (FibsServer's option).
+    """
+
+    def __init__(self, online: Online, *, seed: int | None, keep_games: bool) -> None:
+        self.online = online
+        self.seed = seed
+        self.keep_games = keep_games
         self._started: Counter[tuple[str, str]] = Counter()
         self.kept: dict[str, Table[Session]] = {}
         """Running matches of players gone (``keep_games``), by the absent player's name."""
 
     def _dice(self, data: MatchData) -> Dice:
-        if self.server.seed is None:
+        if self.seed is None:
             return SecureDice()
         if data.dice_state is not None:
             return SeededDice.restore(data.dice_state)
         pair = (min(data.names), max(data.names))
         self._started[pair] += 1
-        return SeededDice.for_match(self.server.seed, data.names, self._started[pair])
+        return SeededDice.for_match(self.seed, data.names, self._started[pair])
 
     def _seat(self, table: Table[Session]) -> None:
         for session in table.seats:
@@ -50,13 +58,13 @@ class Lobby:
                 session.watching.watchers.discard(session)
                 session.watching = None
         for session in table.seats:
-            self.server.who_changed(session)
+            self.online.who_changed(session)
 
     def start_new(self, inviter: Session, joiner: Session, length: int) -> None:
         joiner.send(f"** You are now playing {match_text(length)} with {inviter.name}")
         stars = "** " if length else ""
         inviter.send(f"{stars}Player {joiner.name} has joined you for {match_text(length)}.")
-        self.server.store.delete_match(inviter.name, joiner.name)  # a new match replaces the saved one
+        self.online.store.delete_match(inviter.name, joiner.name)  # a new match replaces the saved one
         crawford = inviter.account.toggles["crawford"] or joiner.account.toggles["crawford"]
         data = MatchData(names=(inviter.name, joiner.name), length=length, crawford_rule=crawford)
         table = Table(self, (inviter, joiner), data, self._dice(data))
@@ -65,14 +73,14 @@ class Lobby:
         table.start()
 
     def resume(self, inviter: Session, joiner: Session) -> None:
-        saved = self.server.store.saved_match(inviter.name, joiner.name)
+        saved = self.online.store.saved_match(inviter.name, joiner.name)
         try:
             data = MatchData.from_json(saved or "")
             if set(data.names) != {inviter.name, joiner.name}:
                 raise ValueError("saved match of other players")
         except ValueError as exc:
             log.warning("saved match %s - %s: %s", inviter.name, joiner.name, exc)
-            self.server.store.delete_match(inviter.name, joiner.name)
+            self.online.store.delete_match(inviter.name, joiner.name)
             joiner.send("** ERROR: Saved match is corrupt. Please start another one.")
             return
         joiner.send(f"You are now playing with {inviter.name}. Your running match was loaded.")
@@ -90,7 +98,7 @@ class Lobby:
         if table is None:
             return
         opponent = table.seats[1 - table.index(session)]
-        if not self.server.keep_games or opponent.name in self.kept:
+        if not self.keep_games or opponent.name in self.kept:
             self.interrupt(session, reason)  # nobody left at the table: save it
             return
         self.kept[session.name] = table
@@ -115,7 +123,7 @@ class Lobby:
         i = table.index(session)
         opponent = table.seats[1 - i]
         data = table.saved()
-        self.server.store.save_match(*data.names, data.to_json(), time.time())
+        self.online.store.save_match(*data.names, data.to_json(), time.time())
         for seat in table.seats:
             seat.table = None
             self.kept.pop(seat.name, None)
@@ -130,20 +138,20 @@ class Lobby:
             opponent.send(f"Your game with {session.name} was saved.")
         log.info("match %s - %s saved (%s)", *data.names, reason)
         for seat in table.seats:
-            self.server.who_changed(seat)
+            self.online.who_changed(seat)
 
     # -- the table's hub --
 
     def report(self, line: str, players: tuple[str, str]) -> None:
-        self.server.broadcast(line, toggle="report", skip=players)
+        self.online.broadcast(line, toggle="report", skip=players)
 
     def match_finished(self, table: Table[Session]) -> None:
-        store = self.server.store
+        store = self.online.store
         store.delete_match(*table.data.names)
         for seat in table.seats:
             store.update(seat.account)
             seat.table = None
             self.kept.pop(seat.name, None)
         for seat in table.seats:
-            self.server.who_changed(seat)
+            self.online.who_changed(seat)
         log.info("match %s - %s finished %d-%d", *table.data.names, *table.data.score)

@@ -24,7 +24,7 @@ from bot.server.guard import Gate
 from bot.server.lobby import Lobby
 from bot.server.login import LoggedIn, login
 from bot.server.passwords import DEFAULT_N, hash_password, verify_password
-from bot.server.session import Connection, IdleTimeout, Session, peer_host
+from bot.server.session import Connection, IdleTimeout, Session, peer_host, sorted_sessions
 from bot.server.store import Store
 from bot.server.texts import MOTD
 from bot.server.wordings import Wordings
@@ -83,6 +83,11 @@ class FibsServer:
       ``move-no-blank``, ``bare-lf``, ``left-terminated``, ``glued``): those
       lines are said the way that server says them (``glued``: a board line
       runs on into the next line, FIBS's old glitch).
+
+    Its parts see it through Protocols only (so none imports it back): the
+    commands through :class:`~bot.server.context.Context`, the lobby through
+    :class:`~bot.server.context.Online`, the login dialogue through
+    :class:`~bot.server.login.Accounts`.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, db_path: str | Path = "fibs.db",
@@ -95,7 +100,6 @@ class FibsServer:
                  unanswered: Iterable[str] = (), wordings: Iterable[str] = ()) -> None:
         self.host = host
         self._port = port
-        self.seed = seed
         self.auto_register = auto_register
         self.motd = motd.split("\n") if motd else []
         self.idle_timeout_s = idle_timeout_s or None
@@ -108,14 +112,13 @@ class FibsServer:
                          window_s=login_window_s)
         self.scrypt_n = scrypt_n
         self.forget_saved = forget_saved
-        self.keep_games = keep_games
         self.unanswered = frozenset(unanswered)
         if unknown := sorted(self.unanswered - COMMANDS.keys()):
             raise ValueError(f"unknown command(s) to leave unanswered: {', '.join(unknown)}")
         self.wordings = Wordings.named(wordings)
         self.store = Store(db_path)
         self.sessions: dict[str, Session] = {}
-        self.lobby = Lobby(self)
+        self.lobby = Lobby(self, seed=seed, keep_games=keep_games)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._connections: set[Connection] = set()
@@ -266,7 +269,7 @@ class FibsServer:
             async for line in lines:
                 session.last_active = time.time()
                 try:
-                    dispatch(self, session, line)
+                    dispatch(self, session, line, self.unanswered)
                 except Exception:  # a bug in one command must not end the server or the session
                     log.exception("command %r of %s failed", line.split(" ", 1)[0], session.name)
                     session.send("** Sorry, that command failed.")
@@ -313,7 +316,7 @@ class FibsServer:
         for sender, when, text in self.store.take_messages(account.name):
             session.send(f"9 {sender} {when} {text}")
         self.sessions[account.name] = session
-        for other in self.sorted_sessions(self.sessions.values(), account.settings["sortwho"]):
+        for other in sorted_sessions(self.sessions.values(), account.settings["sortwho"]):
             session.send(other.who_line())
         session.send("6")
         again = " again" if old is not None else ""
@@ -325,13 +328,6 @@ class FibsServer:
                 other.send("6")
         log.info("%s logged in from %s", account.name, conn.host)
         return session
-
-    @staticmethod
-    def sorted_sessions(sessions: Iterable[Session], order: str) -> list[Session]:
-        """``set sortwho``: login (default), name, rating, rrating (lowest first)."""
-        keys = {"name": lambda s: (s.name.lower(),), "rating": lambda s: (-s.account.rating,),
-                "rrating": lambda s: (s.account.rating,)}
-        return sorted(sessions, key=keys.get(order, lambda s: (s.login_time,)))
 
     def logout(self, session: Session, reason: str) -> None:
         """The user is gone (``bye``, dropped, timed out, kicked, shutdown); their match is already saved."""

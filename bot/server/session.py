@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING
 
 from bot.server.account import Account
@@ -166,3 +166,10 @@ class Session:
         return (f"5 {self.name} {self.opponent or '-'} {watching} {int(self.ready)} {int(self.away is not None)} "
                 f"{a.rating:.2f} {a.experience} {idle} {int(self.login_time)} {self.conn.host} "
                 f"{self.client or '-'} {a.email or '-'}")
+
+
+def sorted_sessions(sessions: Iterable[Session], order: str) -> list[Session]:
+    """``set sortwho``: login (default), name, rating, rrating (lowest first)."""
+    keys = {"name": lambda s: (s.name.lower(),), "rating": lambda s: (-s.account.rating,),
+            "rrating": lambda s: (s.account.rating,)}
+    return sorted(sessions, key=keys.get(order, lambda s: (s.login_time,)))
