@@ -253,11 +253,12 @@ class Player:
         self.ready = self.wants_ready  # the session has just set it so
         self.who.clear()
         self.server_saved.clear()
-        self.send(commands.show_saved())
-        # the server may have kept a game of ours running across a drop or a restart:
-        # its board says so, and is acted on if it is our turn ("not playing" otherwise)
+        # the server may have kept a game of ours running across a drop or a restart: its
+        # board says so, and is acted on if it is our turn ("not playing" otherwise); asked
+        # first, so that the saved list, which cannot show a running game, ends no belief in it
         self._refresh_for = self._act_on
         self.send(commands.board())
+        self.send(commands.show_saved())
         if self.cfg.account.address:
             self.send(commands.address(self.cfg.account.address))
         if self.challenge is not None and not any(t.get_name() == "challenge" for t in self._tasks):

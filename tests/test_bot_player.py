@@ -38,7 +38,7 @@ async def in_match(d: Dialogue, length: int = 3) -> None:
 
 async def test_login_asks_for_saved_matches(tmp_path: pathlib.Path) -> None:
     d = Dialogue(config(tmp_path, account={"address": "ComputerPlayer___GnuBot@example.org"}))
-    assert await d.login() == ["show saved", "board", "address ComputerPlayer___GnuBot@example.org"]
+    assert await d.login() == ["board", "show saved", "address ComputerPlayer___GnuBot@example.org"]
 
 
 async def test_invitation_accepted_after_the_saved_count(tmp_path: pathlib.Path) -> None:
@@ -247,7 +247,7 @@ async def test_resume_after_our_own_reconnect(tmp_path: pathlib.Path) -> None:
     await d.say("Starting a new game with bob.", board(LATER, turn=0))
     d.player.on_disconnected()
     assert d.player.match is None and d.player.stats.interruptions == 1
-    assert await d.login() == ["show saved", "board"]
+    assert await d.login() == ["board", "show saved"]
     assert await d.say("  opponent          matchlength   score (your points first)",
                        "**bob                     3                0 -  0") == ["invite bob"]
     assert await d.say("bob wants to resume a saved match with you.", "Type 'join bob' to accept.") == ["join bob"]
@@ -285,11 +285,11 @@ async def test_a_saved_list_cut_off_by_a_drop_ends_no_match(tmp_path: pathlib.Pa
     d = Dialogue(config(tmp_path))
     await in_match(d)
     d.player.on_disconnected()
-    assert await d.login() == ["show saved", "board"]
+    assert await d.login() == ["board", "show saved"]
     await d.say("  opponent          matchlength   score (your points first)", settle=False)
     d.player.on_disconnected()  # gone before the list's rows came
     await d.say("login: ", settle=False)  # the next connection's first line must not close the old list
-    assert await d.login() == ["show saved", "board"]
+    assert await d.login() == ["board", "show saved"]
     assert "bob" in d.player.interrupted and d.player.results == []
     assert await d.say("  opponent          matchlength   score (your points first)",
                        "**bob                     3                0 -  0") == ["invite bob"]

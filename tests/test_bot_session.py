@@ -112,9 +112,9 @@ async def stop(session: Session, task: asyncio.Task[None]) -> None:
 async def test_login_fixes_only_the_wrong_toggles(tmp_path: pathlib.Path) -> None:
     server, session, player, task = await start(tmp_path)
     conn = await login(server)
-    await conn.expect("toggle silent", "toggle ready", "set boardstyle 3", "show saved", "board")
+    await conn.expect("toggle silent", "toggle ready", "set boardstyle 3", "board", "show saved")
     assert conn.lines() == ["login fibsbot 1008 GnuBot secret", "toggle silent", "toggle ready",
-                            "set boardstyle 3", "show saved", "board"]
+                            "set boardstyle 3", "board", "show saved"]
     assert session.logged_in and player.name == "GnuBot"
     await stop(session, task)
     transcript = (tmp_path / "logs" / "GnuBot.log").read_text()

@@ -49,7 +49,7 @@ async def test_a_refused_resume_ends_the_belief_and_the_invitation_is_joined(tmp
                                                                             refusal: str) -> None:
     d = Dialogue(config(tmp_path, invitations={"max_saved": None}))
     await saved_with_bob(d)
-    assert await d.login() == ["show saved", "board"]
+    assert await d.login() == ["board", "show saved"]
     # this server answers `show saved` in words we do not know: no listing confirms or denies
     await d.say("Your saved games: none", "** You're not playing or watching.")
     assert await d.say(*INVITE3, settle=False) == ["invite bob"]
@@ -114,16 +114,18 @@ async def test_a_resume_refused_after_bob_logs_in_ends_the_belief(tmp_path: path
 async def test_after_a_login_the_bot_asks_for_the_board_and_plays_its_turn(tmp_path: pathlib.Path) -> None:
     d = Dialogue(config(tmp_path))
     await saved_with_bob(d)
-    assert await d.login() == ["show saved", "board"]
+    assert await d.login() == ["board", "show saved"]
     line = board(LATER, dice=(5, 2))
-    [answer] = await d.say("You have no saved games.", line)  # the server kept the game running
+    recorder = d.player.interrupted["bob"].recorder
+    [answer] = await d.say(line, "no saved games.")  # the server kept the game running
     assert answer in legal_commands(line)
     assert d.player.match is not None and d.player.match.opponent == "bob"
+    assert d.player.match.recorder is recorder and d.player.results == []  # the same match, the same record
 
 
 async def test_after_a_restart_the_bot_asks_for_the_board_and_plays_its_turn(tmp_path: pathlib.Path) -> None:
     d = Dialogue(config(tmp_path))  # a fresh process: no belief at all
-    assert await d.login() == ["show saved", "board"]
+    assert await d.login() == ["board", "show saved"]
     line = board(LATER, doubled=True)
     assert await d.say(line) == ["accept"]  # bob's double waits for our answer
 

@@ -116,7 +116,7 @@ async def test_a_failing_handler_is_logged_and_the_bot_resyncs(tmp_path: pathlib
     server, session, player, task = await start(tmp_path)
     conn = await login(server)
     await conn.expect("show saved")
-    await conn.expect("show saved", "board")  # the login's look at the board
+    await conn.expect("board", "show saved")  # the login's look at the board
     conn.feed("12 carol hello\r\n")
     await asyncio.wait_for(boards(conn, 2), 5)  # resynchronising
     assert "handling '12 carol hello' failed" in caplog.text and "RuntimeError: a bug" in caplog.text
@@ -145,7 +145,7 @@ async def test_an_impossible_board_over_the_session_does_not_end_the_run(tmp_pat
     conn = await login(server)
     await conn.expect("show saved")
     conn.feed("** You are now playing a 3 point match with bob\r\nStarting a new game with bob.\r\n")
-    await conn.expect("show saved", "board")
+    await conn.expect("board", "show saved")
     conn.feed(IMPOSSIBLE["score at the length"] + "\r\n")
     await asyncio.wait_for(boards(conn, 2), 5)
     conn.feed(VALID + "\r\n")
@@ -162,7 +162,7 @@ async def test_an_impossible_board_over_the_session_does_not_end_the_run(tmp_pat
 async def test_a_64_kib_glued_line_then_a_valid_board_is_answered(tmp_path: pathlib.Path) -> None:
     server, session, player, task = await start(tmp_path)
     conn = await login(server)
-    await conn.expect("show saved", "board")
+    await conn.expect("board", "show saved")
     conn.feed("** You are now playing a 3 point match with bob\r\nStarting a new game with bob.\r\n")
     glued = VALID[:-1] + "1" * (1 << 16) + "12 bob hi"  # a long digit run glued between two messages
     conn.incoming.put_nowait(glued.encode() + b"\r\n" + b"7" * 12_000 + VALID.encode() + b"\r\n" + VALID.encode()
