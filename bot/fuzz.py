@@ -35,13 +35,14 @@ from pathlib import Path
 from bot import clip, fibsboard
 from bot.config import BotConfig, load
 from bot.fibsboard import FibsBoard
-from bot.journal import journal_path, replay
+from bot.journal import replay
 from bot.player import Player
 from bot.session import LoginFailed, Reader, Session, Writer
 from engine.errors import BoardParseError, IllegalMoveError
 from engine.levels import Level
 from engine.match import MatchState
 from engine.position import Move, Position, Step
+from engine.records import load_sgf
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 USER = "GnuBot"
@@ -346,7 +347,6 @@ def _records_consistent(folder: Path) -> list[str]:
             continue
         sgf = journal.with_suffix(".sgf")
         if sgf.exists():
-            from engine.records import load_sgf
             written = load_sgf(sgf)
             finished = [g for g in record.games if g.result is not None]
             if len(written.games) > len(record.games) or any(

@@ -3,7 +3,6 @@ that its invariants do catch a player that misbehaves."""
 
 from __future__ import annotations
 
-import pathlib
 import random
 
 import pytest
@@ -39,6 +38,6 @@ def test_mutations_cover_every_kind() -> None:
     assert sum(c is not None and c.startswith(b"board:") for c in chunks) > 10
 
 
-def test_the_command_prints_its_count(capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path) -> None:
+def test_the_command_prints_its_count(capsys: pytest.CaptureFixture[str]) -> None:
     assert fuzz.main(["--sessions", "3", "--seed", "1", "--window", "50"]) == 0
     assert capsys.readouterr().out.strip().endswith("3 sessions, 0 violations")
