@@ -159,7 +159,8 @@ _GAME_WORDS = re.compile(r"\b(?:move|moves|roll|rolled|dice|double|doubles|redou
                          r"cube|game|board|playing|pieces?|checkers?|bar|command|give)\b", re.IGNORECASE)
 # answers to a resume invitation that say "not now", not "no such saved match"
 _NOT_NOW = re.compile(r"There is no one called|is already playing|You are already playing|is away|"
-                      r"can't play two games|not logged in|isn't logged in|is not here")
+                      r"can't play two games|not logged in|isn't logged in|is not here|refus|not ready|"
+                      r"is watching", re.IGNORECASE)
 _RESIGN_PENDING = re.compile(r"(\S+) wanted to resign\.")
 _CHATTER_INTERVAL_S = 3600.0
 _MAX_REFRESHES = 4  # per decision; more means we and the server disagree for good

@@ -80,12 +80,15 @@ async def test_a_confirmed_saved_match_still_declines_a_new_one(tmp_path: pathli
     assert "bob" in d.player.interrupted
 
 
-async def test_a_busy_answer_is_not_a_refusal(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize("busy", ["** bob is already playing with someone else.", "** bob is refusing games.",
+                                  "** bob is away."])
+async def test_a_busy_answer_is_not_a_refusal(tmp_path: pathlib.Path, busy: str) -> None:
     d = Dialogue(config(tmp_path))
     await saved_with_bob(d)
     await d.login()
-    await d.say("7 bob bob logs in.", "5 bob - - 1 0 1600.00 320 0 1041253132 host client -")
-    assert await d.say("** bob is already playing with someone else.") == []
+    assert await d.say("7 bob bob logs in.", "5 bob - - 1 0 1600.00 320 0 1041253132 host client -") == [
+        "invite bob"]
+    assert await d.say(busy) == []
     assert "bob" in d.player.interrupted
 
 
