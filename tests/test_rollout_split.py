@@ -89,3 +89,26 @@ def test_truncated_at_one_ply_is_the_one_ply_evaluation(engine):
     # with variance reduction every trial is that value: the luck cancels the roll
     values = RolloutJob.of(RACE, None, None, s.with_(variance_reduction=True)).run_range(engine, 0, 7, threads=1)
     assert np.allclose(values[:, 0, :5], np.float32(one_ply.probabilities), atol=2e-6)
+
+
+def test_a_lost_dask_worker_s_range_is_recomputed(engine):
+    distributed = pytest.importorskip("distributed")
+    import os
+    import signal
+
+    from bot.tournament.executors import DaskRollout
+
+    job = RolloutJob.of(OPENING, None, None, RolloutSettings(trials=40, seed=8, truncate=10))
+    local = run(engine, job, threads=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+        killed = []
+
+        def kill_one(done, total, partial):
+            if not killed:  # after the first merged range: others are running or queued
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(done)
+
+        remote = DaskRollout(client, range_size=4).run(engine, job, progress=kill_one)
+    assert killed and remote.candidates == local.candidates and remote.trials == 40
