@@ -303,7 +303,8 @@ class Engine:
                 threads: int | None = None, progress: Any = None, **settings: Any) -> Any:
         """gnubg's rollout of the position (``candidates=None``), of plays (Moves) or of
         the cube decision (``"cube"``): a RolloutResult (engine/rollout.py; more
-        settings, e.g. ``stop_se``, ``late_level``, as keywords)."""
+        settings, e.g. ``stop_se``, ``late_level``, as keywords). ``threads``: None =
+        every core; ``progress(done, total, partial_result)`` after each chunk."""
         from engine import rollout
 
         s = rollout.RolloutSettings(trials=trials, level=level, cube_level=cube_level, truncate=truncate,
