@@ -34,7 +34,7 @@ from engine.errors import EngineError
 from engine.levels import EvalSettings, Level
 from engine.match import MatchState
 from engine.position import Move, Position
-from engine.search import c_settings, resolve_level
+from engine.search import c_settings, default_threads, resolve_level
 
 LevelLike = Union[str, Level, EvalSettings]
 Candidates = Union[None, str, Sequence[Move]]
@@ -429,7 +429,7 @@ def run(engine: Any, job: RolloutJob, *, threads: int | None = None, progress: P
     if len(values) != len(labels):
         raise ValueError("saved values do not match the candidates")
     total = job.settings.trials
-    step = chunk or max(36, 8 * (threads or 1))
+    step = chunk or max(36, 8 * (threads or default_threads()))
     start = time.perf_counter()
     linked = job.candidates == "cube"  # both branches stop together (spec 6.2)
     active = [i for i, v in enumerate(values) if len(v) < total]
