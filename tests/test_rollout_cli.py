@@ -83,3 +83,12 @@ def test_hint_rollout(capsys):
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--rollout", "--trials", "6", "--truncate", "2"]) == 0
     out = capsys.readouterr().out
     assert "8/5 6/5" in out and "cubeful ± SE" in out
+
+
+def test_dask_executor_equals_a_local_run(capsys):
+    distributed = pytest.importorskip("distributed")
+    args = ["4HPwATDgc/ABMA", "--dice", "31", "--plays", "2", "--trials", "12", "--truncate", "6"]
+    local = run_json(capsys, *args)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        remote = run_json(capsys, *args, "--executor", "dask", "--scheduler", cluster.scheduler_address)
+    assert remote["candidates"] == local["candidates"]
