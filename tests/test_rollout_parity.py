@@ -119,3 +119,13 @@ def test_per_player_and_later_settings_agree_with_gnubg(engine):
         job = RolloutJob.of(OPENING, None, None, s)
         agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job), exact=not vr)
         assert agreement.ok and agreement.diff < 1e-5, agreement
+
+
+def test_rollout_as_the_opening_position_agrees_with_gnubg(engine):
+    pytest.importorskip("gnubg")
+    from engine import rollout_gnubg
+
+    # no doubles at ply 0, quasi-random dice off, the luck at ply 0 over 30 rolls
+    job = RolloutJob.of(OPENING, None, None, RolloutSettings(trials=30, seed=12345, initial=True))
+    agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job), exact=False)
+    assert agreement.ok and agreement.diff < 2e-6, agreement
