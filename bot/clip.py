@@ -1197,7 +1197,9 @@ _SCORE_GLUE = re.compile(r".+?[.!](?=Score is \d{1,15}-\d{1,15} in )")
 _GLUE_HEAD = 200
 """The messages that others get glued to are short: only this many characters are searched."""
 _DIGITS = re.compile(r"\d+")
-_KNOWN_HEAD = 1024
+_CLIP_CODE = re.compile(r"[1-9]\d? |[1-9]\d?$")
+_BOARD_FIELDS = re.compile(r"board(?::[^:]*){51}:")
+_KNOWN_HEAD = 256
 """Whether the rest after a board is a known message is judged on this many characters."""
 _MAX_REDOUBLE_DIGITS = 5  # the redoubles field (clip-spec 5.1) is a small number
 
@@ -1208,20 +1210,20 @@ def _glued_head(line: str, start: int) -> tuple[int, Event] | None:
     Linear in the message, not in the line: a board's end is found by counting its
     colons, the other glued messages are looked for in a bounded head."""
     if line.startswith("board:", start):
-        colon = start
-        for _ in range(52):
-            colon = line.find(":", colon + 1)
-            if colon < 0:
-                return None
+        fields = _BOARD_FIELDS.match(line, start)  # up to the colon before the last field
+        if not fields:
+            return None
+        colon = fields.end() - 1
         digits = _DIGITS.match(line, colon + 1)
         if not digits or digits.end() == len(line):
             return None
         # The redoubles field is a small integer, but the glued message may start
         # with digits too ("05 bob ..." = redoubles 0 + CLIP 5): take the shortest
         # split whose rest is a known message.
-        cut = next((cut for cut in range(colon + 2, min(digits.end(), colon + 1 + _MAX_REDOUBLE_DIGITS) + 1)
-                    if line.startswith("board:", cut)
-                    or not isinstance(_parse_one(line[cut:cut + _KNOWN_HEAD]), Unknown)), digits.end())
+        # Only a CLIP message starts with digits, so only a cut before a CLIP code is parsed.
+        cut = next((cut for cut in range(colon + 2, min(digits.end() - 1, colon + 1 + _MAX_REDOUBLE_DIGITS) + 1)
+                    if _CLIP_CODE.match(line, cut)
+                    and not isinstance(_parse_one(line[cut:cut + _KNOWN_HEAD]), Unknown)), digits.end())
         return cut, Board(line[start:cut])
     head = line[start:start + _GLUE_HEAD]
     m = _CUBE_GLUE.match(head)
