@@ -73,9 +73,6 @@ def load_yaml(path: str | os.PathLike[str], model: type[Model]) -> Model:
     except UnicodeDecodeError as exc:
         byte = exc.object[exc.start]
         raise ConfigError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})") from None
-    except UnicodeDecodeError as exc:
-        byte = exc.object[exc.start]
-        raise ConfigError(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror}") from None
     if data is None:
