@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from engine.bench import captured
+from engine.bench.harness import captured
 from engine.levels import EvalSettings
 from engine.position import Move
 from engine.rollout import RolloutJob, RolloutSettings, _pair

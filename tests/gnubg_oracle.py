@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from engine.bench import captured as capture
+from engine.bench.harness import captured as capture
 
 _READY = False
 

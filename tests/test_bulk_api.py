@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from engine.bench_parity import random_match_state
+from engine.bench.parity import random_match_state
 from engine.errors import BoardParseError
 from engine.evaluator import Engine
 from engine.levels import level

@@ -26,8 +26,8 @@ from collections import Counter
 
 import pytest
 
-from engine.bench_decide import gnubg_filter, gnubg_tuple_board
-from engine.bench_parity import cube_round, flush_gnubg, gnubg_cubeinfo, play_round, random_match_state
+from engine.bench.decide import gnubg_filter, gnubg_tuple_board
+from engine.bench.parity import cube_round, flush_gnubg, gnubg_cubeinfo, play_round, random_match_state
 from engine.evaluator import Engine
 from engine.levels import MOVE_FILTERS, EvalSettings, level
 from engine.match import MatchState

@@ -25,7 +25,7 @@ import random
 import time
 from collections.abc import Callable
 
-from engine.bench import SEED, best_rates, quiet_gnubg, row, silently
+from engine.bench.harness import SEED, best_rates, quiet_gnubg, row, silently
 from engine.sampling import ALL_ROLLS, random_game_positions
 
 

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.bench import captured, silently
-from engine.bench_decide import gnubg_filter, gnubg_tuple_board
+from engine.bench.harness import SEED, captured, quiet_gnubg, silently
+from engine.bench.decide import gnubg_filter, gnubg_tuple_board
 from engine.cube import CANNOT_DOUBLE
 from engine.match import MatchState
 from engine.sampling import random_game_positions
@@ -313,7 +313,6 @@ def cube_round(gnubg: Any, engine: Engine, lv: Level, n: int, seed: int) -> Tall
 
 
 def run_parity(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, quiet_gnubg
     from engine.evaluator import Engine
     from engine.levels import level
 

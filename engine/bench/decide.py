@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.bench import silently
+from engine.bench.harness import SEED, Timed, best_rates, captured, quiet_gnubg, row, silently
 from engine.sampling import random_game_positions
 
 if TYPE_CHECKING:
@@ -61,7 +61,6 @@ def gnubg_tuple_board(position: Position, tup: Sequence[int]) -> Board | None:
 
 
 def run_decide(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, Timed, best_rates, captured, quiet_gnubg, row
     from engine.evaluator import Engine
     from engine.levels import level
     from engine.match import MatchState
@@ -172,7 +171,6 @@ _SIGNATURE_SET = (("beginner", 40), ("casual", 40), ("intermediate", 40), ("adva
 
 def signature_lines(engine: Engine | None = None) -> list[str]:
     """One line per level (plays, equities and cube decisions hashed), then the total."""
-    from engine.bench import SEED
     from engine.evaluator import Engine
     from engine.levels import level
     from engine.match import MatchState

@@ -23,9 +23,10 @@ from collections import Counter
 
 import numpy as np
 
+from engine.bench.harness import SEED, best_rates, quiet_gnubg, row, silently
+
 
 def run_eval(args: argparse.Namespace) -> None:
-    from engine.bench import SEED, best_rates, quiet_gnubg, row, silently
     from engine.evaluator import Engine
     from engine.sampling import random_game_positions
 
