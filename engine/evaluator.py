@@ -23,18 +23,18 @@ import os
 import threading
 from collections.abc import Iterable
 from enum import IntEnum
-from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from engine import data
+from engine import data, rollout, search
 from engine._core import ffi, lib
+from engine.boards import board_bytes, boards_bytes
 from engine.errors import DataFileError
 from engine.met import MatchEquityTable, default_met, met_at
-from engine.position import Position, boards_from_ids
+from engine.position import boards_from_ids
+from engine.probabilities import Probabilities
 
-_F32 = np.float32
 _LOAD_VERIFY = 1
 
 
@@ -54,107 +54,7 @@ class PositionClass(IntEnum):
     CONTACT = 10
 
 
-class Probabilities(NamedTuple):
-    """Cubeless outcome probabilities for the side on roll (gammons include
-    backgammons). A frozen value (a named tuple: it unpacks in gnubg's order)."""
-
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-
-    @property
-    def lose(self) -> float:
-        return 1.0 - self.win
-
-    @property
-    def equity(self) -> float:
-        """Cubeless money equity, computed as gnubg does: in float32,
-        ``(win*2 - 1) + (wg - lg) + (wbg - lbg)``."""
-        w, wg, wbg, lg, lbg = (_F32(v) for v in self)
-        return float((w * _F32(2) - _F32(1)) + (wg - lg) + (wbg - lbg))
-
-    def as_tuple(self) -> tuple[float, float, float, float, float]:
-        return tuple(self)  # type: ignore[return-value]
-
-    def inverted(self) -> Probabilities:
-        """The same outcome seen by the other side."""
-        return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon,
-                             self.win_gammon, self.win_backgammon)
-
-
 _new_probabilities = tuple.__new__
-
-
-def _board_of(position: Any) -> Any:
-    """The 2x25 board of a Position (anything with ``.board``) or a raw board."""
-    return getattr(position, "board", position)
-
-
-def _slow_bytes(board: Any) -> bytes:
-    """50 count bytes of a board given as lists, tuples or an array, validated."""
-    try:
-        rows = np.asarray(board)
-        if rows.shape != (2, 25) and rows.shape != (50,):
-            raise ValueError(f"a board is 2 rows of 25 counts, not shape {rows.shape}")
-        if rows.dtype.kind not in "iu" or rows.min() < 0 or rows.max() > 15:
-            raise ValueError("checker counts must be integers in 0..15")
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"bad board: {exc}") from None
-    return rows.astype(np.uint8).tobytes()
-
-
-def board_bytes(position: Any) -> bytes:
-    """A position's board as 50 bytes (board[0] then board[1]), the C boundary format."""
-    if type(position) is Position:
-        return position.key
-    board = getattr(position, "board", position)
-    try:
-        key = bytes(board[0]) + bytes(board[1])
-        if len(key) == 50:
-            return key
-    except (TypeError, ValueError, IndexError):
-        pass
-    return _slow_bytes(board)
-
-
-def boards_bytes(positions: Iterable[Any] | np.ndarray) -> tuple[bytes, int]:
-    """Positions (objects with ``.board``, raw 2x25 boards, or an (N, 2, 25) /
-    (N, 50) integer array) as 50 bytes each; returns (bytes, N)."""
-    if isinstance(positions, np.ndarray):
-        if positions.ndim < 1 or positions.size % 50 or positions.shape[-1] not in (25, 50):
-            raise ValueError(f"boards array must have shape (N, 2, 25) or (N, 50), not {positions.shape}")
-        if positions.dtype.kind not in "iu":
-            raise ValueError("boards array must hold integers")
-        if positions.size and (positions.min() < 0 or positions.max() > 15):
-            raise ValueError("checker counts must be in 0..15")
-        return positions.astype(np.uint8, copy=False).tobytes(), positions.size // 50
-    if not isinstance(positions, list):
-        positions = list(positions)
-    if all(type(p) is Position for p in positions):
-        return b"".join([p.key for p in positions]), len(positions)
-    boards = [getattr(p, "board", p) for p in positions]
-    try:
-        data = b"".join(map(bytes, chain.from_iterable(boards)))
-        if len(data) == 50 * len(boards) and all(len(b[0]) == 25 for b in boards):
-            return data, len(boards)
-    except (TypeError, ValueError, IndexError):
-        pass
-    return b"".join(_slow_bytes(b) for b in boards), len(boards)
-
-
-_search_module: Any = None
-
-
-def _search() -> Any:
-    """engine.search (decisions), imported on first use (it imports this module)."""
-    global _search_module
-    if _search_module is None:
-        from engine import search
-
-        _search_module = search
-    return _search_module
 
 
 class Engine:
@@ -272,29 +172,29 @@ class Engine:
     def best_move(self, position: Any, dice: tuple[int, int], match: Any = None,
                   level: Any = "expert", **kw: Any) -> Any:
         """gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``)."""
-        return _search().best_move(self, position, dice, match, level, **kw)
+        return search.best_move(self, position, dice, match, level, **kw)
 
     def best_moves(self, positions: Any, dice: Any, level: Any = "expert", match: Any = None, **kw: Any) -> Any:
         """:meth:`best_move` of many positions in one C call, threads inside (a list of
         MoveDecision; ``dice`` and ``match``: one for all or one per position)."""
-        return _search().best_moves(self, positions, dice, level, match, **kw)
+        return search.best_moves(self, positions, dice, level, match, **kw)
 
     def cube_decisions(self, positions: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
         """:meth:`cube_decision` of many positions in one C call, threads inside."""
-        return _search().cube_decisions(self, positions, match, level, **kw)
+        return search.cube_decisions(self, positions, match, level, **kw)
 
     def cube_decision(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
         """gnubg's cube decision for the side on roll before rolling (a CubeDecision)."""
-        return _search().cube_decision(self, position, match, level, **kw)
+        return search.cube_decision(self, position, match, level, **kw)
 
     def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
         """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""
-        offer: int = _search().resign_offer(self, position, match, level, declined)
+        offer: int = search.resign_offer(self, position, match, level, declined)
         return offer
 
     def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
         """Whether the side on roll (offered ``value``) accepts the other side's resignation."""
-        accept: bool = _search().accept_resignation(self, position, match, level, value)
+        accept: bool = search.accept_resignation(self, position, match, level, value)
         return accept
 
     def rollout(self, position: Any, match: Any = None, *, candidates: Any = None, trials: int = 1296,
@@ -305,8 +205,6 @@ class Engine:
         the cube decision (``"cube"``): a RolloutResult (engine/rollout.py; more
         settings, e.g. ``stop_se``, ``late_level``, as keywords). ``threads``: None =
         every core; ``progress(done, total, partial_result)`` after each chunk."""
-        from engine import rollout
-
         s = rollout.RolloutSettings(trials=trials, level=level, cube_level=cube_level, truncate=truncate,
                                     seed=seed, quasi_random=quasi_random,
                                     variance_reduction=variance_reduction, cubeful=cubeful, **settings)
@@ -315,4 +213,4 @@ class Engine:
 
     def evaluate_nply(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
         """n-ply evaluation before the roll at the level's cube context (an NplyEvaluation)."""
-        return _search().evaluate_nply(self, position, match, level, **kw)
+        return search.evaluate_nply(self, position, match, level, **kw)

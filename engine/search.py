@@ -40,14 +40,15 @@ from collections.abc import Sequence
 from typing import Any, Union
 
 from engine._core import ffi, lib
+from engine.boards import board_bytes
 from engine.cube import CubeDecision, cube_info, decision_from_c
 from engine.errors import EngineError
-from engine.evaluator import Probabilities, board_bytes
 from engine import resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
 from engine.position import C_MOVE_SIZE, Move, Position, move_from_c
+from engine.probabilities import Probabilities
 
 LevelLike = Union[str, Level, EvalSettings]
 

@@ -9,8 +9,9 @@ import struct
 import numpy as np
 import pytest
 
-from engine.evaluator import Engine, PositionClass, Probabilities
+from engine.evaluator import Engine, PositionClass
 from engine.position import Position
+from engine.probabilities import Probabilities
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "golden-0ply.json").read_text())["positions"]
 TOLERANCE = 1e-6

@@ -14,12 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "bot")
 
-# Circles that exist today and are being removed (issue 23, "The house"); delete each entry when its
-# circle is gone. Any module tangled outside these groups fails the test.
-KNOWN_CIRCLES_BEING_REMOVED = (
-    frozenset({"engine.evaluator", "engine.rollout", "engine.search"}),
-)
-
 
 def project_modules(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
     """Dotted module name -> source file (a package is named by its ``__init__.py``)."""
@@ -111,9 +105,8 @@ def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 def test_no_new_import_circle() -> None:
     modules = project_modules(ROOT, PACKAGES)
     assert "bot.server.server" in modules and "engine" in modules  # the walk found the project
-    new = [sorted(group) for group in circles(import_graph(modules))
-           if not any(group <= known for known in KNOWN_CIRCLES_BEING_REMOVED)]
-    assert new == [], "import circles: " + "; ".join(" <-> ".join(group) for group in new)
+    found = [sorted(group) for group in circles(import_graph(modules))]
+    assert found == [], "import circles: " + "; ".join(" <-> ".join(group) for group in found)
 
 
 def test_the_checker_sees_hidden_and_relative_circles(tmp_path: Path) -> None:

@@ -1,0 +1,64 @@
+"""Boards as the C engine reads them: 50 checker-count bytes each (board[0] then board[1]),
+from Positions, raw 2x25 boards or integer arrays, validated on the slow path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from engine.position import Position
+
+
+def _slow_bytes(board: Any) -> bytes:
+    """50 count bytes of a board given as lists, tuples or an array, validated."""
+    try:
+        rows = np.asarray(board)
+        if rows.shape != (2, 25) and rows.shape != (50,):
+            raise ValueError(f"a board is 2 rows of 25 counts, not shape {rows.shape}")
+        if rows.dtype.kind not in "iu" or rows.min() < 0 or rows.max() > 15:
+            raise ValueError("checker counts must be integers in 0..15")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"bad board: {exc}") from None
+    return rows.astype(np.uint8).tobytes()
+
+
+def board_bytes(position: Any) -> bytes:
+    """A position's board as 50 bytes (board[0] then board[1]), the C boundary format."""
+    if type(position) is Position:
+        return position.key
+    board = getattr(position, "board", position)
+    try:
+        key = bytes(board[0]) + bytes(board[1])
+        if len(key) == 50:
+            return key
+    except (TypeError, ValueError, IndexError):
+        pass
+    return _slow_bytes(board)
+
+
+def boards_bytes(positions: Iterable[Any] | np.ndarray) -> tuple[bytes, int]:
+    """Positions (objects with ``.board``, raw 2x25 boards, or an (N, 2, 25) /
+    (N, 50) integer array) as 50 bytes each; returns (bytes, N)."""
+    if isinstance(positions, np.ndarray):
+        if positions.ndim < 1 or positions.size % 50 or positions.shape[-1] not in (25, 50):
+            raise ValueError(f"boards array must have shape (N, 2, 25) or (N, 50), not {positions.shape}")
+        if positions.dtype.kind not in "iu":
+            raise ValueError("boards array must hold integers")
+        if positions.size and (positions.min() < 0 or positions.max() > 15):
+            raise ValueError("checker counts must be in 0..15")
+        return positions.astype(np.uint8, copy=False).tobytes(), positions.size // 50
+    if not isinstance(positions, list):
+        positions = list(positions)
+    if all(type(p) is Position for p in positions):
+        return b"".join([p.key for p in positions]), len(positions)
+    boards = [getattr(p, "board", p) for p in positions]
+    try:
+        data = b"".join(map(bytes, chain.from_iterable(boards)))
+        if len(data) == 50 * len(boards) and all(len(b[0]) == 25 for b in boards):
+            return data, len(boards)
+    except (TypeError, ValueError, IndexError):
+        pass
+    return b"".join(_slow_bytes(b) for b in boards), len(boards)
