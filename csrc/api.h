@@ -192,7 +192,7 @@ float bg_noise_deviate(const unsigned int *board, int output, int deterministic,
 int bg_noise_apply(const bg_engine *engine, const unsigned int *board, int pos_class, int cubeful,
                    float noise, int deterministic, int centred, bg_isaac *rng, float *out);
 
-/* ==== search.c: the n-ply search and the decision API (gnubg-play-spec
+/* ==== search.c, candidates.c: the n-ply search and the decision API (gnubg-play-spec
  * sections 1-4). One call per decision; the GIL is released by cffi. Plies
  * use gnubg's numbering (0 = the raw net). Results do not depend on the
  * thread count. ==== */

@@ -1,5 +1,5 @@
-/* Bearoff databases (gnubg_os0.bd one-sided, gnubg_ts0.bd two-sided) and the
- * race-backgammon probability that uses them (gnubg-engine-spec section 6). */
+/* Bearoff databases (gnubg_os0.bd one-sided, gnubg_ts0.bd two-sided): loading,
+ * position indices and 0-ply outputs (gnubg-engine-spec 6.1-6.3). */
 #ifndef BG_BEAROFF_H
 #define BG_BEAROFF_H
 
@@ -50,9 +50,5 @@ int bg_bearoff_os_max_rolls(const bg_bearoff_os *db, unsigned int id);
 /* 0-ply outputs for BEAROFF1 / BEAROFF2 positions. */
 void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5]);
 void bg_bearoff_ts_eval(const bg_bearoff_ts *db, const bg_board b, float out[5]);
-
-/* Race backgammon override (spec 6.4), applied to the race net's outputs. */
-void bg_race_bg_override(const bg_bearoff_os *os, const bg_bearoff_ts *ts, const bg_board b,
-                         float out[5]);
 
 #endif

@@ -2,12 +2,12 @@
  * (the Python key), the decisions shared out to threads, each decision
  * searched on one thread with the search's own code (search.c), so that a
  * bulk answer equals the one-at-a-time answer bit for bit. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
+#include "pool.h"
 #include "types.h"
 
 /* Items handed to a thread at a time: small enough to balance uneven
@@ -42,20 +42,14 @@ static void parallel_for(int n, int threads, bulk_item fn, void *job)
 {
     bulk_loop lp = {fn, job, n, 0};
     if (threads <= 0)
-        threads = bg_search_default_threads();
+        threads = bg_pool_cores();
     int helpers = threads - 1;
     if (helpers > (n - 1) / BULK_CHUNK)
         helpers = (n - 1) / BULK_CHUNK;
-    if (helpers > 64)
-        helpers = 64;
-    pthread_t tid[64];
-    int started = 0;
-    for (int h = 0; h < helpers; h++)
-        if (pthread_create(&tid[started], NULL, bulk_run, &lp) == 0)
-            started++;
+    bg_pool pool;
+    bg_pool_start(&pool, helpers, bulk_run, &lp);
     bulk_run(&lp);
-    for (int h = 0; h < started; h++)
-        pthread_join(tid[h], NULL);
+    bg_pool_join(&pool);
 }
 
 static void widen(const char *board8, unsigned int flat[50])

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact.h"
 #include "datafile.h"
+#include "position.h"
+#include "racebg.h"
+#include "weights.h"
 
 /* ---- classification (spec 1.3) ---------------------------------------- */
 
@@ -491,22 +495,6 @@ const char *bg_engine_kernel(const bg_engine *e) { return bg_forward_name(e->for
 
 /* ---- boundary functions ------------------------------------------------ */
 
-static int load_board(const unsigned int *flat, bg_board b)
-{
-    int bad = 0;
-    for (int s = 0; s < 2; s++) {
-        unsigned int t = 0;
-        for (int i = 0; i < 25; i++) {
-            unsigned int n = flat[25 * s + i];
-            bad |= n > 15;
-            t += n > 15 ? 16 : n;
-            b[s][i] = n;
-        }
-        bad |= t > 15;
-    }
-    return bad ? -1 : 0;
-}
-
 static int load_board8(const char *flat, bg_board b)
 {
     const unsigned char *u = (const unsigned char *)flat;
@@ -526,7 +514,7 @@ static int load_board8(const char *flat, bg_board b)
 int bg_classify(const unsigned int *board)
 {
     bg_board b;
-    if (load_board(board, b))
+    if (board_load(board, b))
         return -1;
     return bg_classify_board((const unsigned int(*)[25])b);
 }
@@ -535,7 +523,7 @@ int bg_classify_many(const unsigned int *boards, int n, int *classes)
 {
     for (int i = 0; i < n; i++) {
         bg_board b;
-        if (load_board(boards + 50 * (size_t)i, b))
+        if (board_load(boards + 50 * (size_t)i, b))
             return -(i + 1);
         classes[i] = bg_classify_board((const unsigned int(*)[25])b);
     }
@@ -547,7 +535,7 @@ int bg_evaluate_many(const bg_engine *e, bg_cache *cache, const unsigned int *bo
 {
     for (int i = 0; i < n; i++) {
         bg_board b;
-        if (load_board(boards + 50 * (size_t)i, b))
+        if (board_load(boards + 50 * (size_t)i, b))
             return -(i + 1);
         int c = bg_eval0_cached(e, cache, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
         if (classes)
@@ -561,7 +549,7 @@ int bg_evaluate_raw_many(const bg_engine *e, const unsigned int *boards, int n, 
 {
     for (int i = 0; i < n; i++) {
         bg_board b;
-        if (load_board(boards + 50 * (size_t)i, b))
+        if (board_load(boards + 50 * (size_t)i, b))
             return -(i + 1);
         int c = bg_eval0_raw(e, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
         if (classes)
@@ -609,7 +597,7 @@ unsigned int bg_bearoff_id(const unsigned int *side, int n_points, int n_chequer
 int bg_net_inputs(const bg_engine *e, const unsigned int *board, int net, float *out)
 {
     bg_board b;
-    if (load_board(board, b))
+    if (board_load(board, b))
         return -1;
     const unsigned int(*cb)[25] = (const unsigned int(*)[25])b;
     switch (net) {

@@ -52,8 +52,6 @@ typedef struct {
     unsigned char esc1[4096];
 } bg_escape_tables;
 
-void bg_escape_tables_init(bg_escape_tables *t);
-
 /* Sparse inputs: the non-zero inputs of a net, indices ascending (the
  * forward pass adds them in this order). idx/val have one spare slot. */
 typedef struct {

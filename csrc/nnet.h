@@ -1,4 +1,4 @@
-/* Neural nets: gnubg weights files (text and binary) and the forward pass.
+/* Neural nets: their layout in memory and the forward pass (weights.h loads them).
  *
  * Arithmetic follows the scalar float32 reference (gnubg-engine-spec 2.3):
  * hidden accumulators start at their thresholds and add W[i][k]*x[i] in input
@@ -42,14 +42,6 @@ typedef struct {
     void *block;     /* the single allocation behind every array */
     uint64_t digest; /* FNV-1a over dimensions, betas and every float, file order */
 } bg_netset;
-
-/* Loads gnubg.weights (text) or gnubg.wd (binary), told apart by content.
- * Returns 0, or -1 with a message naming the file in err. */
-int bg_netset_load(bg_netset *set, const char *path, char *err, int errlen);
-void bg_netset_free(bg_netset *set);
-
-/* Digest of gnubg 1.01 weights (both formats give the same value). */
-#define BG_WEIGHTS_DIGEST_1_01 0x7fb255610d239027ULL
 
 /* Forward pass kernel over sparse inputs: the n non-zero inputs idx[t]
  * (ascending) with values val[t] -> out[n_out]. Pure; thread-safe. */

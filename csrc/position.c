@@ -25,6 +25,22 @@ void board_swap(bg_board b)
     }
 }
 
+int board_load(const unsigned int *flat, bg_board b)
+{
+    int bad = 0; /* no early exit: a branch per count costs more than the loop */
+    for (int s = 0; s < 2; s++) {
+        unsigned int t = 0;
+        for (int i = 0; i < 25; i++) {
+            unsigned int n = flat[25 * s + i];
+            bad |= n > 15;
+            t += n > 15 ? 16 : n;
+            b[s][i] = n;
+        }
+        bad |= t > 15;
+    }
+    return bad ? -1 : 0;
+}
+
 int board_check(const bg_board b)
 {
     for (int s = 0; s < 2; s++) {

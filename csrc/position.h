@@ -22,6 +22,9 @@ enum {
 void board_from_flat(const unsigned int *flat, bg_board b);
 void board_to_flat(const bg_board b, unsigned int *flat);
 int board_check(const bg_board b);
+/* b from 50 flat counts (board[0] then board[1]); -1 when a count or a side's
+ * total is over 15, nothing else checked (the search takes any such board). */
+int board_load(const unsigned int *flat, bg_board b);
 void board_swap(bg_board b);
 
 #endif

@@ -16,6 +16,8 @@
 #include "eval.h"
 #include "inputs.h"
 #include "nnet.h"
+#include "position.h"
+#include "racebg.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -214,4 +216,62 @@ void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int
             bg_race_bg_override(&e->os, &e->ts, b[j], out[j]);
         bg_sanity_check(&e->os, b[j], out[j]);
     }
+}
+
+/* ---- test hook ------------------------------------------------------------------------------ */
+
+/* The base encoding (spec 3.1) written densely and directly, the reference
+ * for the sparse builder behind bg_eval_prune_many. */
+static void dense_base_reference(const bg_board b, float *in)
+{
+    memset(in, 0, BG_N_BASE_INPUTS * sizeof(float));
+    for (int s = 0; s < 2; s++) {
+        float *x = in + 100 * s;
+        for (int i = 0; i < 24; i++) {
+            unsigned int n = b[s][i];
+            if (n >= 1 && n <= 3)
+                x[4 * i + (int)n - 1] = 1.0f;
+            if (n >= 3) {
+                x[4 * i + 2] = 1.0f;
+                x[4 * i + 3] = (float)(n - 3) / 2.0f;
+            }
+        }
+        unsigned int n = b[s][24];
+        for (unsigned int j = 0; j < 3; j++)
+            x[96 + j] = n > j ? 1.0f : 0.0f;
+        x[99] = n > 3 ? (float)(n - 3) / 2.0f : 0.0f;
+    }
+}
+
+int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int n_boards)
+{
+    int bad = 0;
+    /* batches of 1, 2, ..., BG_PRUNE_BATCH boards in turn */
+    for (int i = 0, chunk = 0; i < n_boards; i += chunk) {
+        chunk = 1 + (i / 3) % BG_PRUNE_BATCH;
+        if (chunk > n_boards - i)
+            chunk = n_boards - i;
+        bg_board b[BG_PRUNE_BATCH];
+        for (int j = 0; j < chunk; j++)
+            if (board_load(boards + 50 * (size_t)(i + j), b[j]))
+                return -1;
+        for (int cls = BG_CLASS_RACE; cls <= BG_CLASS_CONTACT; cls++) {
+            int net = cls == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
+                      : cls == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
+                                                : BG_NET_PRUNE_CONTACT;
+            float x[BG_PRUNE_BATCH][5];
+            bg_eval_prune_many(e, (const bg_board *)b, chunk, cls, x);
+            for (int j = 0; j < chunk; j++) {
+                const unsigned int(*cb)[25] = (const unsigned int(*)[25])b[j];
+                float in[BG_N_BASE_INPUTS], y[5];
+                dense_base_reference(cb, in);
+                bg_forward_dense(e->forward, &e->nets.net[net], in, y);
+                if (cls == BG_CLASS_RACE)
+                    bg_race_bg_override(&e->os, &e->ts, cb, y);
+                bg_sanity_check(&e->os, cb, y);
+                bad += memcmp(x[j], y, sizeof y) != 0;
+            }
+        }
+    }
+    return bad;
 }

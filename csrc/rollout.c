@@ -12,22 +12,22 @@
  * outputs to its own slot; nothing in a trial depends on another trial or on
  * the thread, so the values (and the statistics, added in index order) do not
  * depend on the thread count or on how a range is split. */
-#define _GNU_SOURCE
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cube.h"
+#include "cubepos.h"
 #include "dice.h"
 #include "eval.h"
+#include "pool.h"
 #include "position.h"
 #include "rollout.h"
 #include "search.h"
 
-enum { W = 0, WG = 1, WBG = 2, LG = 3, LBG = 4, CL = BG_RO_CL, CF = BG_RO_CF, NOUT = BG_RO_OUTPUTS };
+enum { CL = BG_RO_CL, CF = BG_RO_CF, NOUT = BG_RO_OUTPUTS };
 
 typedef struct {
     const struct bg_engine *e;
@@ -42,24 +42,9 @@ typedef struct {
 /* The same outcome seen by the other side (the spec's "invert"). */
 static void invert7(float v[NOUT], int match)
 {
-    float t = v[WG];
-    v[WG] = v[LG];
-    v[LG] = t;
-    t = v[WBG];
-    v[WBG] = v[LBG];
-    v[LBG] = t;
-    v[W] = 1.0f - v[W];
+    search_invert(v);
     v[CL] = -v[CL];
     v[CF] = match ? 1.0f - v[CF] : -v[CF];
-}
-
-/* gnubg's UtilityME: money counts gammons whatever the cube (no Jacoby),
- * match uses the gammon prices of the score and cube. */
-static float cubeless_equity(const float p[5], const bg_cubeinfo *ci)
-{
-    if (!ci->match_to)
-        return p[W] * 2.0f - 1.0f + (p[WG] - p[LG]) + (p[WBG] - p[LBG]);
-    return bg_cube_utility(p, ci);
 }
 
 static int low_ply_efficiency(const bg_search_settings *s)
@@ -80,8 +65,8 @@ static int evaluate7(const roller *R, const bg_board b, const bg_cubeinfo *ci,
             memcpy(out, known, 5 * sizeof(float));
         else
             cls = bg_eval0_cached(R->e, R->cache, b, out);
-        out[CL] = cubeless_equity(out, ci);
-        out[CF] = cubeful ? bg_search_cubeful0(R->e, b, cls, out, ci, low_ply_efficiency(s)) : 0.0f;
+        out[CL] = search_utility(out, ci);
+        out[CF] = cubeful ? bg_cubepos_value0(R->e, b, cls, out, ci, low_ply_efficiency(s)) : 0.0f;
         return 0;
     }
     bg_search_settings x = *s;
@@ -92,7 +77,7 @@ static int evaluate7(const roller *R, const bg_board b, const bg_cubeinfo *ci,
     int rc = bg_evaluate_nply(R->e, R->cache, flat, &x, ci, out, eq);
     if (rc)
         return rc;
-    out[CL] = cubeless_equity(out, ci);
+    out[CL] = search_utility(out, ci);
     /* the search reports EMG; the trial keeps an MWC in match play */
     out[CF] = cubeful ? bg_cube_emg_to_mwc(eq[1], ci) : 0.0f;
     return 0;
@@ -217,7 +202,7 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long t
                 ci = doubled;
             } else if (is_pass(code)) {
                 memcpy(res, probs, sizeof probs);
-                res[CL] = cubeless_equity(probs, &ci);
+                res[CL] = search_utility(probs, &ci);
                 res[CF] = match ? bg_met_mwc(ci.met, ci.score[0], ci.score[1], ci.match_to, me,
                                              ci.cube, me, ci.crawford)
                                 : 1.0f;
@@ -241,7 +226,7 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long t
         if (bg_classify_board(nb) == BG_CLASS_OVER) {
             board_swap(nb);
             bg_eval0(R->e, nb, res);
-            res[CL] = cubeless_equity(res, &ci);
+            res[CL] = search_utility(res, &ci);
             res[CF] = match ? bg_cube_emg_to_mwc(res[CL], &ci) : res[CL];
             break;
         }
@@ -401,18 +386,11 @@ int bg_rollout_trials(const bg_engine *e, bg_cache *cache, const bg_rollout_sett
         atomic_init(&jb.next, 0);
         atomic_init(&jb.error, 0);
         if (threads <= 0)
-            threads = bg_search_default_threads();
-        int helpers = threads - 1 < n - 1 ? threads - 1 : n - 1;
-        if (helpers > 63)
-            helpers = 63;
-        pthread_t tid[63];
-        int started = 0;
-        for (; started < helpers; started++)
-            if (pthread_create(&tid[started], NULL, trial_thread, &jb) != 0)
-                break;
+            threads = bg_pool_cores();
+        bg_pool pool;
+        bg_pool_start(&pool, threads - 1 < n - 1 ? threads - 1 : n - 1, trial_thread, &jb);
         trial_loop(&jb);
-        for (int h = 0; h < started; h++)
-            pthread_join(tid[h], NULL);
+        bg_pool_join(&pool);
         rc = atomic_load(&jb.error);
     }
     free(quasi);

@@ -15,6 +15,14 @@ typedef unsigned int bg_board[2][25];
 /* Upper bound on distinct plays for one roll (the true maximum is below 3100). */
 #define BG_MAX_MOVES 4096
 
+/* Constant divisions as the gnubg reference build computes them: its
+ * -ffast-math turns x / c into x * (1/c) with the reciprocal rounded to float. */
+#ifndef BG_TRUE_DIVISION
+#define BG_DIVC(x, c) ((float)(x) * (1.0f / (float)(c)))
+#else
+#define BG_DIVC(x, c) ((float)(x) / (float)(c))
+#endif
+
 /* Position classes, gnubg's enum values. */
 enum {
     BG_CLASS_OVER = 0,
