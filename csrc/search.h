@@ -29,7 +29,7 @@ int bg_search_choose0(const bg_engine *e, bg_cache *cache, const bg_search_setti
                       const bg_board b, int d0, int d1, const bg_cubeinfo *ci, bg_board out,
                       float known[5], int *known_cls);
 
-/* ---- the tree, for candidate scoring (candidates.c) ---------------------------------------- */
+/* ---- the tree, for candidate scoring (candidates.c); the helpers serve rollouts too --------- */
 
 /* A thread's buffers (kept between calls, freed at thread exit). */
 typedef struct {
