@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import clip, commands, fibsboard
-from bot.clip import YOU
+from bot.clip import YOU, glue
 from engine.errors import BoardParseError
 from engine.match import CENTRED
 
@@ -708,12 +708,12 @@ def test_glued_lines_are_split_in_linear_time(monkeypatch: pytest.MonkeyPatch) -
     """Up to 64 KiB glued lines: the text the parser looks at grows with the line, not
     faster (the old splitter re-parsed the rest at every cut: quadratic)."""
     looked_at = []
-    parse_one = clip._parse_one
+    parse_one = glue.parse_one
 
     def counting(line: str) -> clip.Event:
         looked_at.append(len(line))
         return parse_one(line)
-    monkeypatch.setattr(clip, "_parse_one", counting)
+    monkeypatch.setattr(glue, "parse_one", counting)
     head = OPENING[:-1]
     kinds = [lambda n: head + "1" * n + "12 bob hi", lambda n: (OPENING + "0") * (n // 120) + "12 bob hi",
              lambda n: "bob accepts the double. The cube shows 2." * (n // 40), lambda n: "." * n]

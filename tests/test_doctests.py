@@ -16,7 +16,7 @@ MODULES = sorted(
 
 
 def test_modules_found():
-    assert {"engine.position", "engine.match", "bot.clip", "bot.config"} <= set(MODULES)
+    assert {"engine.position", "engine.match", "bot.clip.glue", "bot.config"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,0 +1,76 @@
+"""FIBS client protocol (CLIP): one server line -> one typed, immutable event.
+
+Pure and I/O-free. The rooms:
+
+- :mod:`bot.clip.lines`: :class:`LineSplitter` cuts the byte stream into lines (and surfaces
+  the unterminated login prompt);
+- :mod:`bot.clip.glue`: :func:`parse_all` turns one line into its events (a message glued to a
+  ``board:`` line or to ``... The cube shows n.`` is split off), :func:`parse` gives the first;
+- :mod:`bot.clip.rules`: the parser table, one rule per server message (the one place to add one);
+- the event types, value objects grouped by family: :mod:`~bot.clip.event` (the base, ``Unknown``),
+  :mod:`~bot.clip.login` (login, own info, who), :mod:`~bot.clip.chat` (messages, chat, watching,
+  away, errors), :mod:`~bot.clip.match` (invitations, match start, resume, end, saving),
+  :mod:`~bot.clip.game` (turns, cube, resignation, end of game, boards), :mod:`~bot.clip.listings`
+  (whois, saved matches, games, toggles, settings, oldmoves, ratings);
+- :mod:`bot.clip.stats`: ``python -m bot.clip --stats FILE``.
+
+Nothing here raises on server input: a line that matches no documented message becomes
+:class:`Unknown`; an unrecognised ``** `` line becomes :class:`Error`. The bot itself is called
+``You`` by FIBS; events use the same word (:data:`YOU`) wherever a player name stands, as
+``board:`` lines do. Everything is re-exported here:
+
+>>> from bot import clip
+>>> clip.parse("GammonBot_VII rolls 3 and 1.")
+Roll(player='GammonBot_VII', dice=(3, 1))
+"""
+
+from __future__ import annotations
+
+from bot.clip.event import YOU, Steps, Event, Blank, Unknown
+from bot.clip.login import (
+    LoginPrompt, PasswordPrompt, AlreadyLoggedIn, ConnectionTimedOut, Welcome, OwnInfo, MotdStart, MotdEnd,
+    WhoInfo, WhoEnd, UserLogin, UserLogout,
+)
+from bot.clip.chat import (
+    StoredMessage, MessageDelivered, MessageSaved, Says, Shouts, Whispers, Kibitzes, YouSay, YouShout,
+    YouWhisper, YouKibitz, Alert, Watching, StopWatching, WatchIdle, Watcher, AwayReminder, WelcomeBack,
+    AwayList, Heard, Waves, Pipcounts, PanicSaved, MessagesFollow, AddressSet, Error,
+)
+from bot.clip.match import (
+    Invitation, JoinHint, SavedMatchWarning, InviteSent, UserAway, NewMatch, MatchResumed, ResumeTurn,
+    ResumeLength, ResumePoints, GameStart, OpeningRoll, FirstMove, AutoDouble, MatchScore, JoinNextGame,
+    WaitingForJoin, MatchWon, ReportMatchStart, ReportMatchResume, ReportMatchWin, LeftGame, SaveReason,
+    GameSaved,
+)
+from bot.clip.game import (
+    YourTurn, Roll, PleaseMove, CantMove, Moves, OnlyMove, BearingOff, Doubles, DoubleAccepted, Redoubles,
+    AcceptAndRedouble, ResignOffer, ResignRejected, GameWon, GiveUp, ResignAccepted, Board,
+)
+from bot.clip.listings import (
+    WhoisHeader, WhoisLogin, WhoisLogout, WhoisPresence, WhoisStatus, WhoisAway, WhoisRating, WhoisEmail,
+    WhoisNotFound, SavedHeader, SavedMatch, NoSavedGames, SavedCount, GamesHeader, GameListing, ToggleHeader,
+    ToggleValue, Toggled, SettingsHeader, SettingValue, SettingChanged, OldmovesScore, OldmovesPlayers,
+    OldmovesLine, RatingCalculation, RatingsHeader, RatingsRow,
+)
+from bot.clip.glue import clean, parse_all, parse
+from bot.clip.lines import LineSplitter
+from bot.clip.stats import event_counts, main
+
+__all__ = [
+    "YOU", "Steps", "Event", "Blank", "Unknown", "LoginPrompt", "PasswordPrompt", "AlreadyLoggedIn",
+    "ConnectionTimedOut", "Welcome", "OwnInfo", "MotdStart", "MotdEnd", "WhoInfo", "WhoEnd", "UserLogin",
+    "UserLogout", "StoredMessage", "MessageDelivered", "MessageSaved", "Says", "Shouts", "Whispers", "Kibitzes",
+    "YouSay", "YouShout", "YouWhisper", "YouKibitz", "Alert", "Watching", "StopWatching", "WatchIdle",
+    "Watcher", "AwayReminder", "WelcomeBack", "AwayList", "Heard", "Waves", "Pipcounts", "PanicSaved",
+    "MessagesFollow", "AddressSet", "Error", "Invitation", "JoinHint", "SavedMatchWarning", "InviteSent",
+    "UserAway", "NewMatch", "MatchResumed", "ResumeTurn", "ResumeLength", "ResumePoints", "GameStart",
+    "OpeningRoll", "FirstMove", "AutoDouble", "MatchScore", "JoinNextGame", "WaitingForJoin", "MatchWon",
+    "ReportMatchStart", "ReportMatchResume", "ReportMatchWin", "LeftGame", "SaveReason", "GameSaved",
+    "YourTurn", "Roll", "PleaseMove", "CantMove", "Moves", "OnlyMove", "BearingOff", "Doubles",
+    "DoubleAccepted", "Redoubles", "AcceptAndRedouble", "ResignOffer", "ResignRejected", "GameWon", "GiveUp",
+    "ResignAccepted", "Board", "WhoisHeader", "WhoisLogin", "WhoisLogout", "WhoisPresence", "WhoisStatus",
+    "WhoisAway", "WhoisRating", "WhoisEmail", "WhoisNotFound", "SavedHeader", "SavedMatch", "NoSavedGames",
+    "SavedCount", "GamesHeader", "GameListing", "ToggleHeader", "ToggleValue", "Toggled", "SettingsHeader",
+    "SettingValue", "SettingChanged", "OldmovesScore", "OldmovesPlayers", "OldmovesLine", "RatingCalculation",
+    "RatingsHeader", "RatingsRow", "clean", "parse_all", "parse", "LineSplitter", "event_counts", "main",
+]
