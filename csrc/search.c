@@ -682,7 +682,10 @@ int bg_cube_decide(const bg_engine *e, bg_cache *cache, const unsigned int *boar
     }
     if (probs)
         memcpy(probs, out, sizeof out);
-    if (precheck) {
+    if (precheck && s->plies == 0 && !(s->noise > 0.0f)) {
+        /* the pre-check at 0 ply without noise is the root's own 0-ply evaluation */
+        memcpy(precheck, out, sizeof out);
+    } else if (precheck) {
         /* the bot's market-window pre-check: cubeless, one ply less (spec 4.6) */
         search_context pc;
         bg_search_settings s2 = *s;
