@@ -171,7 +171,7 @@ async def test_unrelated_notices_during_a_match_are_not_game_errors(tmp_path: pa
         [answer] = await d.say(line)
         assert answer in legal_commands(line)
         assert await d.say(*notices) == []
-        d.player._act_key = None  # the same board again is a new decision (as after the opponent's turn)
+        d.player.game.invalidate()  # the same board again is a new decision (as after the opponent's turn)
     # an answer to our own command still is one
     line = board(LATER, dice=(6, 1))
     [answer] = await d.say(line)

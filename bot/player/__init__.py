@@ -1,0 +1,253 @@
+"""The bot's game logic: server events in, FIBS commands out.
+
+:class:`Player` is a state machine over :mod:`bot.clip` events, and a thin one: it routes each
+event to the part that owns it. It never blocks: engine decisions and the screening of
+inviters run as tasks, engine calls in a thread with a deadline (a late or failing call gives a
+safe default). The rooms:
+
+- :mod:`~bot.player.game`: the match player, board -> engine decision -> command (moves, the
+  cube, resignations); the ``board:`` line is the truth, a move is only sent if legal;
+- :mod:`~bot.player.flow`: a match's start, resume, interruption and end, and the intake of boards;
+- :mod:`~bot.player.lobby`: invitations and their screening, who is on, saved matches, resumes;
+- :mod:`~bot.player.chat`: tells and the operators' commands;
+- :mod:`~bot.player.lifecycle`: ready, pause, drain, and the ledger;
+- :mod:`~bot.player.context`: what they share (config, engine, connection, tasks, the facts);
+- :mod:`~bot.player.model`: the engine and connection protocols and the value types.
+
+The engine is reached through :class:`Decider`, the decision part of
+``engine.evaluator.Engine`` (CONTRACT.md), so tests can pass a fake one.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from typing import Any
+
+from bot import clip, commands
+from bot.config import BotConfig
+from bot.fibsboard import FibsBoard
+from bot.player.chat import OperatorChat
+from bot.player.context import Context
+from bot.player.flow import MatchFlow
+from bot.player.game import GamePlayer
+from bot.player.lifecycle import Lifecycle
+from bot.player.lobby import Lobby
+from bot.player.model import (
+    Challenge, CubeChoice, Decider, Link, MatchContext, MatchResult, MoveChoice, Stats, outcome,
+)
+from engine.levels import Level
+
+__all__ = ["Challenge", "CubeChoice", "Decider", "Link", "MatchContext", "MatchResult", "MoveChoice", "Player",
+           "Stats", "outcome"]
+
+log = logging.getLogger(__name__)
+
+
+class Player:
+    """Plays matches on one FIBS account; see the module docstring."""
+
+    def __init__(self, config: BotConfig, decider: Decider, *, challenge: Challenge | None = None,
+                 records: bool = True, rng: random.Random | None = None) -> None:
+        if config.engine.strength is not None:
+            log.info("playing at %s", config.engine.describe_level())
+        self.ctx = ctx = Context(config, decider, challenge=challenge, records=records, rng=rng)
+        self.game = GamePlayer(ctx)
+        self.life = Lifecycle(ctx)
+        self.flow = MatchFlow(ctx, self.game, self.life)
+        self.lobby = Lobby(ctx, self.flow)
+        self.chat = OperatorChat(ctx, self.life, wake=self.game.refresh)
+        ctx.on_task_failed = self.game.refresh
+
+    # -- what the session, the status page and the tests read ------------------------------
+
+    @property
+    def cfg(self) -> BotConfig:
+        return self.ctx.cfg
+
+    @property
+    def level(self) -> str:
+        return self.ctx.level
+
+    @property
+    def play_level(self) -> str | Level:
+        return self.ctx.play_level
+
+    @property
+    def challenge(self) -> Challenge | None:
+        return self.ctx.challenge
+
+    @property
+    def stats(self) -> Stats:
+        return self.ctx.stats
+
+    @property
+    def results(self) -> list[MatchResult]:
+        return self.ctx.results
+
+    @property
+    def name(self) -> str:
+        return self.ctx.name
+
+    @property
+    def rating(self) -> float | None:
+        return self.ctx.rating
+
+    @property
+    def ready(self) -> bool | None:
+        return self.ctx.ready
+
+    @property
+    def paused(self) -> bool:
+        return self.ctx.paused
+
+    @property
+    def draining(self) -> bool:
+        return self.ctx.draining
+
+    @property
+    def wants_ready(self) -> bool:
+        return self.ctx.wants_ready
+
+    @property
+    def match(self) -> MatchContext | None:
+        return self.ctx.match
+
+    @property
+    def board(self) -> FibsBoard | None:
+        return self.ctx.board
+
+    @property
+    def who(self) -> dict[str, clip.WhoInfo]:
+        return self.ctx.who
+
+    @property
+    def interrupted(self) -> dict[str, MatchContext]:
+        return self.ctx.interrupted
+
+    @property
+    def server_saved(self) -> dict[str, clip.SavedMatch]:
+        return self.ctx.server_saved
+
+    # -- wiring -----------------------------------------------------------------------
+
+    def attach(self, link: Link) -> None:
+        self.ctx.attach(link)
+
+    def on_login(self, name: str, own: clip.OwnInfo) -> None:
+        """Logged in, toggles set: look for saved matches and start any challenge."""
+        ctx = self.ctx
+        ctx.name = name
+        ctx.stats.logins += 1
+        ctx.rating = own.rating
+        ctx.ready = ctx.wants_ready  # the session has just set it so
+        ctx.who.clear()
+        ctx.server_saved.clear()
+        # the server may have kept a game of ours running across a drop or a restart: its
+        # board says so, and is acted on if it is our turn ("not playing" otherwise); asked
+        # first, so that the saved list, which cannot show a running game, ends no belief in it
+        self.game.ask_board()
+        ctx.send(commands.show_saved())
+        if ctx.cfg.account.address:
+            ctx.send(commands.address(ctx.cfg.account.address))
+        self.lobby.start_challenge()
+        ctx.idle.set()
+        if ctx.draining:
+            ctx.close_link()
+
+    def on_disconnected(self) -> None:
+        """The connection is gone; a running match is saved by the server (EOF is never "match over")."""
+        self.game.invalidate()
+        self.ctx.cancel_waiters()
+        self.lobby.on_disconnected()
+        self.ctx.answer_pending = False
+        self.ctx.resume_asked = None
+        self.flow.on_disconnected()
+
+    def recover(self) -> None:
+        """A line's handling failed unexpectedly (the session logged it): forget what was
+        under way and act on a fresh board."""
+        self.game.invalidate()
+        self.game.ask_board()
+
+    async def new_result(self) -> None:
+        """Wait for the next finished match."""
+        self.ctx.result.clear()
+        await self.ctx.result.wait()
+
+    async def settle(self, *, ledger: bool = True) -> None:
+        """Wait until no decision or screening task is running (tests); ``ledger=False``
+        does not wait for a ledger line's rating either (the fuzzer)."""
+        await self.ctx.settle(ledger=ledger)
+
+    async def close(self) -> None:
+        await self.ctx.close()
+
+    def drain(self) -> None:
+        """Stop taking matches; finish (or save) the running one, then log out."""
+        self.life.drain()
+
+    # -- events -----------------------------------------------------------------------
+
+    def handle(self, event: clip.Event) -> None:
+        """One server event (the session calls this for every line)."""
+        self.ctx.notify(event)
+        if not isinstance(event, clip.SavedMatch | clip.SavedHeader):
+            self.lobby.listing_ended()
+        m = self.ctx.match
+        if m is not None and m.recorder is not None:
+            m.recorder.event(event)  # journaled before any command the event leads to
+        handler = _HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+        self.flow.index_record()
+
+    def _on_error(self, event: clip.Error) -> None:
+        asked, self.ctx.resume_asked = self.ctx.resume_asked, None
+        if self.ctx.match is None:
+            self.lobby.on_error(event.text, asked)
+        else:
+            self.flow.on_error(event.text)
+
+    def _on_match_start(self, event: clip.NewMatch | clip.MatchResumed) -> None:
+        self.lobby.on_match_started()
+        if isinstance(event, clip.NewMatch):
+            self.flow.on_new_match(event)
+        else:
+            self.flow.on_resumed(event)
+
+
+_HANDLERS: dict[type[clip.Event], Callable[[Player, Any], None]] = {
+    clip.Board: lambda p, e: p.flow.on_board(e),
+    clip.YourTurn: lambda p, e: p.game.on_your_turn(e),
+    clip.PleaseMove: lambda p, e: p.game.on_please_move(e),
+    clip.Doubles: lambda p, e: p.game.on_doubles(e),
+    clip.ResignOffer: lambda p, e: p.game.on_resign_offer(e),
+    clip.Error: Player._on_error,
+    clip.ResignRejected: lambda p, e: p.game.on_resign_rejected(e),
+    clip.GameStart: lambda p, e: p.game.on_game_start(e),
+    clip.GameWon: lambda p, e: p.game.on_game_end(e),
+    clip.GiveUp: lambda p, e: p.game.on_game_end(e),
+    clip.ResignAccepted: lambda p, e: p.game.on_game_end(e),
+    clip.JoinNextGame: lambda p, e: p.life.on_join_next(e),
+    clip.NewMatch: Player._on_match_start,
+    clip.MatchResumed: Player._on_match_start,
+    clip.ResumeLength: lambda p, e: p.flow.on_resume_length(e),
+    clip.MatchWon: lambda p, e: p.flow.on_match_won(e),
+    clip.GameSaved: lambda p, e: p.flow.on_saved(e),
+    clip.Invitation: lambda p, e: p.lobby.on_invitation(e),
+    clip.InviteSent: lambda p, e: p.lobby.on_invite_sent(e),
+    clip.SavedMatchWarning: lambda p, e: p.lobby.on_saved_warning(e),
+    clip.JoinHint: lambda p, e: p.lobby.on_join_hint(e),
+    clip.WhoInfo: lambda p, e: p.lobby.on_who(e),
+    clip.UserLogout: lambda p, e: p.lobby.on_user_logout(e),
+    clip.SavedMatch: lambda p, e: p.lobby.on_saved_row(e),
+    clip.SavedHeader: lambda p, e: p.lobby.on_saved_listing(e),
+    clip.NoSavedGames: lambda p, e: p.lobby.on_saved_listing(e),
+    clip.Toggled: lambda p, e: p.life.on_toggled(e),
+    clip.Says: lambda p, e: p.chat.on_says(e),
+    clip.Alert: lambda p, e: p.chat.on_says(e),
+    clip.Kibitzes: lambda p, e: p.chat.on_kibitz(e),
+}
+"""Which part handles each event; one row per event type the player acts on."""
