@@ -27,7 +27,6 @@ from typing import Any
 
 from bot import clip, commands
 from bot.config import BotConfig
-from bot.fibsboard import FibsBoard
 from bot.player.chat import OperatorChat
 from bot.player.context import Context
 from bot.player.flow import MatchFlow
@@ -37,7 +36,6 @@ from bot.player.lobby import Lobby
 from bot.player.model import (
     Challenge, CubeChoice, Decider, Link, MatchContext, MatchResult, MoveChoice, Stats, outcome,
 )
-from engine.levels import Level
 
 __all__ = ["Challenge", "CubeChoice", "Decider", "Link", "MatchContext", "MatchResult", "MoveChoice", "Player",
            "Stats", "outcome"]
@@ -45,124 +43,51 @@ __all__ = ["Challenge", "CubeChoice", "Decider", "Link", "MatchContext", "MatchR
 log = logging.getLogger(__name__)
 
 
-class Player:
-    """Plays matches on one FIBS account; see the module docstring."""
+class Player(Context):
+    """Plays matches on one FIBS account; see the module docstring. It holds the facts
+    the parts share (:class:`~bot.player.context.Context`) and routes each event to its part."""
 
     def __init__(self, config: BotConfig, decider: Decider, *, challenge: Challenge | None = None,
                  records: bool = True, rng: random.Random | None = None) -> None:
         if config.engine.strength is not None:
             log.info("playing at %s", config.engine.describe_level())
-        self.ctx = ctx = Context(config, decider, challenge=challenge, records=records, rng=rng)
-        self.game = GamePlayer(ctx)
-        self.life = Lifecycle(ctx)
-        self.flow = MatchFlow(ctx, self.game, self.life)
-        self.lobby = Lobby(ctx, self.flow)
-        self.chat = OperatorChat(ctx, self.life, wake=self.game.refresh)
-        ctx.on_task_failed = self.game.refresh
-
-    # -- what the session, the status page and the tests read ------------------------------
-
-    @property
-    def cfg(self) -> BotConfig:
-        return self.ctx.cfg
-
-    @property
-    def level(self) -> str:
-        return self.ctx.level
-
-    @property
-    def play_level(self) -> str | Level:
-        return self.ctx.play_level
-
-    @property
-    def challenge(self) -> Challenge | None:
-        return self.ctx.challenge
-
-    @property
-    def stats(self) -> Stats:
-        return self.ctx.stats
-
-    @property
-    def results(self) -> list[MatchResult]:
-        return self.ctx.results
-
-    @property
-    def name(self) -> str:
-        return self.ctx.name
-
-    @property
-    def rating(self) -> float | None:
-        return self.ctx.rating
-
-    @property
-    def ready(self) -> bool | None:
-        return self.ctx.ready
-
-    @property
-    def paused(self) -> bool:
-        return self.ctx.paused
-
-    @property
-    def draining(self) -> bool:
-        return self.ctx.draining
-
-    @property
-    def wants_ready(self) -> bool:
-        return self.ctx.wants_ready
-
-    @property
-    def match(self) -> MatchContext | None:
-        return self.ctx.match
-
-    @property
-    def board(self) -> FibsBoard | None:
-        return self.ctx.board
-
-    @property
-    def who(self) -> dict[str, clip.WhoInfo]:
-        return self.ctx.who
-
-    @property
-    def interrupted(self) -> dict[str, MatchContext]:
-        return self.ctx.interrupted
-
-    @property
-    def server_saved(self) -> dict[str, clip.SavedMatch]:
-        return self.ctx.server_saved
+        super().__init__(config, decider, challenge=challenge, records=records, rng=rng)
+        self.game = GamePlayer(self)
+        self.life = Lifecycle(self)
+        self.flow = MatchFlow(self, self.game, self.life)
+        self.lobby = Lobby(self, self.flow)
+        self.chat = OperatorChat(self, self.life, wake=self.game.refresh)
+        self.on_task_failed = self.game.refresh
 
     # -- wiring -----------------------------------------------------------------------
 
-    def attach(self, link: Link) -> None:
-        self.ctx.attach(link)
-
     def on_login(self, name: str, own: clip.OwnInfo) -> None:
         """Logged in, toggles set: look for saved matches and start any challenge."""
-        ctx = self.ctx
-        ctx.name = name
-        ctx.stats.logins += 1
-        ctx.rating = own.rating
-        ctx.ready = ctx.wants_ready  # the session has just set it so
-        ctx.who.clear()
-        ctx.server_saved.clear()
+        self.name = name
+        self.stats.logins += 1
+        self.rating = own.rating
+        self.ready = self.wants_ready  # the session has just set it so
+        self.who.clear()
+        self.server_saved.clear()
         # the server may have kept a game of ours running across a drop or a restart: its
         # board says so, and is acted on if it is our turn ("not playing" otherwise); asked
         # first, so that the saved list, which cannot show a running game, ends no belief in it
         self.game.ask_board()
-        ctx.send(commands.show_saved())
-        if ctx.cfg.account.address:
-            ctx.send(commands.address(ctx.cfg.account.address))
+        self.send(commands.show_saved())
+        if self.cfg.account.address:
+            self.send(commands.address(self.cfg.account.address))
         self.lobby.start_challenge()
-        ctx.idle.set()
-        if ctx.draining:
-            ctx.close_link()
+        self.idle.set()
+        if self.draining:
+            self.close_link()
 
     def on_disconnected(self) -> None:
         """The connection is gone; a running match is saved by the server (EOF is never "match over")."""
         self.game.invalidate()
-        self.ctx.cancel_waiters()
+        self.cancel_waiters()
         self.lobby.on_disconnected()
-        self.ctx.answer_pending = False
-        self.ctx.resume_asked = None
+        self.answer_pending = False
+        self.resume_asked = None
         self.flow.on_disconnected()
 
     def recover(self) -> None:
@@ -173,16 +98,8 @@ class Player:
 
     async def new_result(self) -> None:
         """Wait for the next finished match."""
-        self.ctx.result.clear()
-        await self.ctx.result.wait()
-
-    async def settle(self, *, ledger: bool = True) -> None:
-        """Wait until no decision or screening task is running (tests); ``ledger=False``
-        does not wait for a ledger line's rating either (the fuzzer)."""
-        await self.ctx.settle(ledger=ledger)
-
-    async def close(self) -> None:
-        await self.ctx.close()
+        self.result.clear()
+        await self.result.wait()
 
     def drain(self) -> None:
         """Stop taking matches; finish (or save) the running one, then log out."""
@@ -192,10 +109,10 @@ class Player:
 
     def handle(self, event: clip.Event) -> None:
         """One server event (the session calls this for every line)."""
-        self.ctx.notify(event)
+        self.notify(event)
         if not isinstance(event, clip.SavedMatch | clip.SavedHeader):
             self.lobby.listing_ended()
-        m = self.ctx.match
+        m = self.match
         if m is not None and m.recorder is not None:
             m.recorder.event(event)  # journaled before any command the event leads to
         handler = _HANDLERS.get(type(event))
@@ -204,8 +121,8 @@ class Player:
         self.flow.index_record()
 
     def _on_error(self, event: clip.Error) -> None:
-        asked, self.ctx.resume_asked = self.ctx.resume_asked, None
-        if self.ctx.match is None:
+        asked, self.resume_asked = self.resume_asked, None
+        if self.match is None:
             self.lobby.on_error(event.text, asked)
         else:
             self.flow.on_error(event.text)

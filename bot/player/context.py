@@ -2,7 +2,8 @@
 and the waiters for server answers, and the facts the server told (who we are, the match, the
 board, who is on). The parts (:mod:`~bot.player.game`, :mod:`~bot.player.flow`,
 :mod:`~bot.player.lobby`, :mod:`~bot.player.chat`, :mod:`~bot.player.lifecycle`) each hold
-their own state and reach the others only through the calls :class:`bot.player.Player` wires."""
+their own state and reach the others only through the calls :class:`bot.player.Player` (a
+Context itself) wires."""
 
 from __future__ import annotations
 
@@ -76,6 +77,7 @@ class Context:
         return self._link is not None
 
     def attach(self, link: Link) -> None:
+        """Send through ``link`` from now on."""
         self._link = link
 
     def send(self, command: str) -> None:
@@ -125,6 +127,7 @@ class Context:
             await asyncio.gather(*busy, return_exceptions=True)
 
     async def close(self) -> None:
+        """Cancel every task (the session is over)."""
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
