@@ -14,7 +14,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit, the session's 
 from botkit import Dialogue, board, config  # noqa: E402
 from test_bot_session import Connection, login, start, stop  # noqa: E402
 
-from bot import clip, commands, fibsboard, player as player_module  # noqa: E402
+from bot import clip, commands, fibsboard  # noqa: E402
+from bot.player.chat import OperatorChat  # noqa: E402
 from engine.position import Move, Position  # noqa: E402
 
 LATER = Position.from_position_id("4HPwATDgc/ABMA").swap().play(Move.parse("13/11 13/8")).swap()
@@ -112,7 +113,7 @@ async def test_a_failing_handler_is_logged_and_the_bot_resyncs(tmp_path: pathlib
     def boom(self: object, event: clip.Says) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(player_module._HANDLERS, clip.Says, boom)
+    monkeypatch.setattr(OperatorChat, "on_says", boom)
     server, session, player, task = await start(tmp_path)
     conn = await login(server)
     await conn.expect("show saved")
@@ -129,7 +130,7 @@ async def test_failures_that_keep_coming_mean_a_new_connection(tmp_path: pathlib
     def boom(self: object, event: clip.Says) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(player_module._HANDLERS, clip.Says, boom)
+    monkeypatch.setattr(OperatorChat, "on_says", boom)
     server, session, player, task = await start(tmp_path)
     conn = await login(server)
     await conn.expect("show saved")

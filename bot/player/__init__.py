@@ -58,6 +58,39 @@ class Player(Context):
         self.lobby = Lobby(self, self.flow)
         self.chat = OperatorChat(self, self.life, wake=self.game.refresh)
         self.on_task_failed = self.game.refresh
+        # which part handles each event: one row per event type the player acts on
+        self._routes: dict[type[clip.Event], Callable[[Any], None]] = {
+            clip.Board: self.flow.on_board,
+            clip.YourTurn: self.game.on_your_turn,
+            clip.PleaseMove: self.game.on_please_move,
+            clip.Doubles: self.game.on_doubles,
+            clip.ResignOffer: self.game.on_resign_offer,
+            clip.Error: self._on_error,
+            clip.ResignRejected: self.game.on_resign_rejected,
+            clip.GameStart: self.game.on_game_start,
+            clip.GameWon: self.game.on_game_end,
+            clip.GiveUp: self.game.on_game_end,
+            clip.ResignAccepted: self.game.on_game_end,
+            clip.JoinNextGame: self.life.on_join_next,
+            clip.NewMatch: self._on_match_start,
+            clip.MatchResumed: self._on_match_start,
+            clip.ResumeLength: self.flow.on_resume_length,
+            clip.MatchWon: self.flow.on_match_won,
+            clip.GameSaved: self.flow.on_saved,
+            clip.Invitation: self.lobby.on_invitation,
+            clip.InviteSent: self.lobby.on_invite_sent,
+            clip.SavedMatchWarning: self.lobby.on_saved_warning,
+            clip.JoinHint: self.lobby.on_join_hint,
+            clip.WhoInfo: self.lobby.on_who,
+            clip.UserLogout: self.lobby.on_user_logout,
+            clip.SavedMatch: self.lobby.on_saved_row,
+            clip.SavedHeader: self.lobby.on_saved_listing,
+            clip.NoSavedGames: self.lobby.on_saved_listing,
+            clip.Toggled: self.life.on_toggled,
+            clip.Says: self.chat.on_says,
+            clip.Alert: self.chat.on_says,
+            clip.Kibitzes: self.chat.on_kibitz,
+        }
 
     # -- wiring -----------------------------------------------------------------------
 
@@ -115,9 +148,9 @@ class Player(Context):
         m = self.match
         if m is not None and m.recorder is not None:
             m.recorder.event(event)  # journaled before any command the event leads to
-        handler = _HANDLERS.get(type(event))
+        handler = self._routes.get(type(event))
         if handler is not None:
-            handler(self, event)
+            handler(event)
         self.flow.index_record()
 
     def _on_error(self, event: clip.Error) -> None:
@@ -133,38 +166,3 @@ class Player(Context):
             self.flow.on_new_match(event)
         else:
             self.flow.on_resumed(event)
-
-
-_HANDLERS: dict[type[clip.Event], Callable[[Player, Any], None]] = {
-    clip.Board: lambda p, e: p.flow.on_board(e),
-    clip.YourTurn: lambda p, e: p.game.on_your_turn(e),
-    clip.PleaseMove: lambda p, e: p.game.on_please_move(e),
-    clip.Doubles: lambda p, e: p.game.on_doubles(e),
-    clip.ResignOffer: lambda p, e: p.game.on_resign_offer(e),
-    clip.Error: Player._on_error,
-    clip.ResignRejected: lambda p, e: p.game.on_resign_rejected(e),
-    clip.GameStart: lambda p, e: p.game.on_game_start(e),
-    clip.GameWon: lambda p, e: p.game.on_game_end(e),
-    clip.GiveUp: lambda p, e: p.game.on_game_end(e),
-    clip.ResignAccepted: lambda p, e: p.game.on_game_end(e),
-    clip.JoinNextGame: lambda p, e: p.life.on_join_next(e),
-    clip.NewMatch: Player._on_match_start,
-    clip.MatchResumed: Player._on_match_start,
-    clip.ResumeLength: lambda p, e: p.flow.on_resume_length(e),
-    clip.MatchWon: lambda p, e: p.flow.on_match_won(e),
-    clip.GameSaved: lambda p, e: p.flow.on_saved(e),
-    clip.Invitation: lambda p, e: p.lobby.on_invitation(e),
-    clip.InviteSent: lambda p, e: p.lobby.on_invite_sent(e),
-    clip.SavedMatchWarning: lambda p, e: p.lobby.on_saved_warning(e),
-    clip.JoinHint: lambda p, e: p.lobby.on_join_hint(e),
-    clip.WhoInfo: lambda p, e: p.lobby.on_who(e),
-    clip.UserLogout: lambda p, e: p.lobby.on_user_logout(e),
-    clip.SavedMatch: lambda p, e: p.lobby.on_saved_row(e),
-    clip.SavedHeader: lambda p, e: p.lobby.on_saved_listing(e),
-    clip.NoSavedGames: lambda p, e: p.lobby.on_saved_listing(e),
-    clip.Toggled: lambda p, e: p.life.on_toggled(e),
-    clip.Says: lambda p, e: p.chat.on_says(e),
-    clip.Alert: lambda p, e: p.chat.on_says(e),
-    clip.Kibitzes: lambda p, e: p.chat.on_kibitz(e),
-}
-"""Which part handles each event; one row per event type the player acts on."""
