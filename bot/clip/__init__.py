@@ -7,11 +7,11 @@ Pure and I/O-free. The rooms:
 - :mod:`bot.clip.glue`: :func:`parse_all` turns one line into its events (a message glued to a
   ``board:`` line or to ``... The cube shows n.`` is split off), :func:`parse` gives the first;
 - :mod:`bot.clip.rules`: the parser table, one rule per server message (the one place to add one);
-- the event types, value objects grouped by family: :mod:`~bot.clip.event` (the base, ``Unknown``),
-  :mod:`~bot.clip.login` (login, own info, who), :mod:`~bot.clip.chat` (messages, chat, watching,
-  away, errors), :mod:`~bot.clip.match` (invitations, match start, resume, end, saving),
-  :mod:`~bot.clip.game` (turns, cube, resignation, end of game, boards), :mod:`~bot.clip.listings`
-  (whois, saved matches, games, toggles, settings, oldmoves, ratings);
+- the event types, value objects grouped by family (a section each): :mod:`~bot.clip.event` (the
+  base, ``Unknown``), :mod:`~bot.clip.info` (login, own info, who, messages and chat, watching,
+  away, errors, whois, saved matches, games, toggles, settings, oldmoves, ratings) and
+  :mod:`~bot.clip.play` (invitations, match start, resume and end, turns, cube, resignation, end
+  of game, interruptions, boards);
 - :mod:`bot.clip.stats`: ``python -m bot.clip --stats FILE``.
 
 Nothing here raises on server input: a line that matches no documented message becomes
@@ -27,30 +27,22 @@ Roll(player='GammonBot_VII', dice=(3, 1))
 from __future__ import annotations
 
 from bot.clip.event import YOU, Steps, Event, Blank, Unknown
-from bot.clip.login import (
+from bot.clip.info import (
     LoginPrompt, PasswordPrompt, AlreadyLoggedIn, ConnectionTimedOut, Welcome, OwnInfo, MotdStart, MotdEnd,
-    WhoInfo, WhoEnd, UserLogin, UserLogout,
+    WhoInfo, WhoEnd, UserLogin, UserLogout, StoredMessage, MessageDelivered, MessageSaved, Says, Shouts,
+    Whispers, Kibitzes, YouSay, YouShout, YouWhisper, YouKibitz, Alert, Watching, StopWatching, WatchIdle,
+    Watcher, AwayReminder, WelcomeBack, AwayList, Heard, Waves, Pipcounts, PanicSaved, MessagesFollow,
+    AddressSet, Error, WhoisHeader, WhoisLogin, WhoisLogout, WhoisPresence, WhoisStatus, WhoisAway, WhoisRating,
+    WhoisEmail, WhoisNotFound, SavedHeader, SavedMatch, NoSavedGames, SavedCount, GamesHeader, GameListing,
+    ToggleHeader, ToggleValue, Toggled, SettingsHeader, SettingValue, SettingChanged, OldmovesScore,
+    OldmovesPlayers, OldmovesLine, RatingCalculation, RatingsHeader, RatingsRow,
 )
-from bot.clip.chat import (
-    StoredMessage, MessageDelivered, MessageSaved, Says, Shouts, Whispers, Kibitzes, YouSay, YouShout,
-    YouWhisper, YouKibitz, Alert, Watching, StopWatching, WatchIdle, Watcher, AwayReminder, WelcomeBack,
-    AwayList, Heard, Waves, Pipcounts, PanicSaved, MessagesFollow, AddressSet, Error,
-)
-from bot.clip.match import (
+from bot.clip.play import (
     Invitation, JoinHint, SavedMatchWarning, InviteSent, UserAway, NewMatch, MatchResumed, ResumeTurn,
-    ResumeLength, ResumePoints, GameStart, OpeningRoll, FirstMove, AutoDouble, MatchScore, JoinNextGame,
-    WaitingForJoin, MatchWon, ReportMatchStart, ReportMatchResume, ReportMatchWin, LeftGame, SaveReason,
-    GameSaved,
-)
-from bot.clip.game import (
-    YourTurn, Roll, PleaseMove, CantMove, Moves, OnlyMove, BearingOff, Doubles, DoubleAccepted, Redoubles,
-    AcceptAndRedouble, ResignOffer, ResignRejected, GameWon, GiveUp, ResignAccepted, Board,
-)
-from bot.clip.listings import (
-    WhoisHeader, WhoisLogin, WhoisLogout, WhoisPresence, WhoisStatus, WhoisAway, WhoisRating, WhoisEmail,
-    WhoisNotFound, SavedHeader, SavedMatch, NoSavedGames, SavedCount, GamesHeader, GameListing, ToggleHeader,
-    ToggleValue, Toggled, SettingsHeader, SettingValue, SettingChanged, OldmovesScore, OldmovesPlayers,
-    OldmovesLine, RatingCalculation, RatingsHeader, RatingsRow,
+    ResumeLength, ResumePoints, GameStart, OpeningRoll, FirstMove, AutoDouble, YourTurn, Roll, PleaseMove,
+    CantMove, Moves, OnlyMove, BearingOff, Doubles, DoubleAccepted, Redoubles, AcceptAndRedouble, ResignOffer,
+    ResignRejected, GameWon, GiveUp, ResignAccepted, MatchScore, JoinNextGame, WaitingForJoin, MatchWon,
+    ReportMatchStart, ReportMatchResume, ReportMatchWin, LeftGame, SaveReason, GameSaved, Board,
 )
 from bot.clip.glue import clean, parse_all, parse
 from bot.clip.lines import LineSplitter

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from bot.clip.event import Event, Unknown
-from bot.clip.game import Board, DoubleAccepted, GameWon, GiveUp, ResignAccepted
+from bot.clip.play import Board, DoubleAccepted, GameWon, GiveUp, ResignAccepted
 from bot.clip.rules import parse_one
 
 

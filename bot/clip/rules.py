@@ -10,11 +10,23 @@ import re
 from collections.abc import Callable
 
 from bot.clip.event import Blank, Event, Steps, Unknown, YOU
-from bot.clip.login import AlreadyLoggedIn, ConnectionTimedOut, LoginPrompt, MotdEnd, MotdStart, OwnInfo, PasswordPrompt, UserLogin, UserLogout, Welcome, WhoEnd, WhoInfo
-from bot.clip.chat import AddressSet, Alert, AwayList, AwayReminder, Error, Heard, Kibitzes, MessageDelivered, MessageSaved, MessagesFollow, PanicSaved, Pipcounts, Says, Shouts, StopWatching, StoredMessage, WatchIdle, Watcher, Watching, Waves, WelcomeBack, Whispers, YouKibitz, YouSay, YouShout, YouWhisper
-from bot.clip.match import AutoDouble, FirstMove, GameSaved, GameStart, Invitation, InviteSent, JoinHint, JoinNextGame, LeftGame, MatchResumed, MatchScore, MatchWon, NewMatch, OpeningRoll, ReportMatchResume, ReportMatchStart, ReportMatchWin, ResumeLength, ResumePoints, ResumeTurn, SavedMatchWarning, UserAway, WaitingForJoin
-from bot.clip.game import AcceptAndRedouble, BearingOff, Board, CantMove, DoubleAccepted, Doubles, GameWon, GiveUp, Moves, OnlyMove, PleaseMove, Redoubles, ResignAccepted, ResignOffer, ResignRejected, Roll, YourTurn
-from bot.clip.listings import GameListing, GamesHeader, NoSavedGames, OldmovesLine, OldmovesPlayers, OldmovesScore, RatingCalculation, RatingsHeader, RatingsRow, SavedCount, SavedHeader, SavedMatch, SettingChanged, SettingValue, SettingsHeader, ToggleHeader, ToggleValue, Toggled, WhoisAway, WhoisEmail, WhoisHeader, WhoisLogin, WhoisLogout, WhoisNotFound, WhoisPresence, WhoisRating, WhoisStatus
+from bot.clip.info import (
+    AddressSet, Alert, AlreadyLoggedIn, AwayList, AwayReminder, ConnectionTimedOut, Error, GameListing,
+    GamesHeader, Heard, Kibitzes, LoginPrompt, MessageDelivered, MessageSaved, MessagesFollow, MotdEnd,
+    MotdStart, NoSavedGames, OldmovesLine, OldmovesPlayers, OldmovesScore, OwnInfo, PanicSaved, PasswordPrompt,
+    Pipcounts, RatingCalculation, RatingsHeader, RatingsRow, SavedCount, SavedHeader, SavedMatch, Says,
+    SettingChanged, SettingValue, SettingsHeader, Shouts, StopWatching, StoredMessage, ToggleHeader,
+    ToggleValue, Toggled, UserLogin, UserLogout, WatchIdle, Watcher, Watching, Waves, Welcome, WelcomeBack,
+    Whispers, WhoEnd, WhoInfo, WhoisAway, WhoisEmail, WhoisHeader, WhoisLogin, WhoisLogout, WhoisNotFound,
+    WhoisPresence, WhoisRating, WhoisStatus, YouKibitz, YouSay, YouShout, YouWhisper,
+)
+from bot.clip.play import (
+    AcceptAndRedouble, AutoDouble, BearingOff, Board, CantMove, DoubleAccepted, Doubles, FirstMove, GameSaved,
+    GameStart, GameWon, GiveUp, Invitation, InviteSent, JoinHint, JoinNextGame, LeftGame, MatchResumed,
+    MatchScore, MatchWon, Moves, NewMatch, OnlyMove, OpeningRoll, PleaseMove, Redoubles, ReportMatchResume,
+    ReportMatchStart, ReportMatchWin, ResignAccepted, ResignOffer, ResignRejected, ResumeLength, ResumePoints,
+    ResumeTurn, Roll, SavedMatchWarning, UserAway, WaitingForJoin, YourTurn,
+)
 
 
 Builder = Callable[[re.Match[str]], Event]
