@@ -14,6 +14,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
 from botkit import Cube, Dialogue, FakeDecider, board, config  # noqa: E402
 
 from bot import commands, fibsboard  # noqa: E402
+from bot.player.game import GamePlayer  # noqa: E402
 from engine.position import Move, Position  # noqa: E402
 
 OPENING = Position.initial()
@@ -157,6 +158,21 @@ async def test_resignations(tmp_path: pathlib.Path) -> None:
     sent = await d.say(board(LATER), "It's your turn. Please roll or double", settle=False)
     assert sent == ["resign n"]
     assert await d.say("You want to resign. bob will win 1 point.", "bob rejects. The game continues.") == ["roll"]
+    assert await d.say(board(LATER, dice=(3, 1))) == [first_move(board(LATER, dice=(3, 1)))]
+
+
+async def test_an_unanswered_resignation_offer_counts_as_refused(tmp_path: pathlib.Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that never answers our offer does not keep the turn waiting: the turn goes on
+    as after a refusal, and the same offer is not made again."""
+    monkeypatch.setattr(GamePlayer, "RESIGN_ANSWER_S", 0.05)
+    decider = FakeDecider()
+    d = Dialogue(config(tmp_path), decider)
+    await in_match(d)
+    await d.say("Starting a new game with bob.")
+    decider.forced["resign"] = 1
+    assert await d.say(board(LATER), "It's your turn. Please roll or double", settle=False) == ["resign n"]
+    assert await d.say() == ["roll"]  # no answer came
     assert await d.say(board(LATER, dice=(3, 1))) == [first_move(board(LATER, dice=(3, 1)))]
 
 

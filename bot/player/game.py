@@ -38,6 +38,10 @@ _MAX_REFRESHES = 4  # per decision; more means we and the server disagree for go
 class GamePlayer:
     """Turns, moves, the cube and resignations of the running game."""
 
+    RESIGN_ANSWER_S = 120.0
+    """How long our resignation offer waits for its answer (the opponent may think) before it
+    counts as refused: a server that never answers must not hold the turn for good."""
+
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._act_key: Hashable = None
@@ -219,8 +223,11 @@ class GamePlayer:
             return False
         ctx.send(commands.resign(value))
         answer = await ctx.wait_for(lambda e: isinstance(e, clip.ResignAccepted | clip.ResignRejected
-                                                         | clip.GameSaved), None)
-        if isinstance(answer, clip.ResignRejected):
+                                                         | clip.GameSaved), self.RESIGN_ANSWER_S)
+        unanswered = answer is None and self._current(act_id)  # not a disconnect: that invalidates
+        if unanswered:
+            log.warning("no answer to our resignation offer in %.0f s: taken as refused", self.RESIGN_ANSWER_S)
+        if unanswered or isinstance(answer, clip.ResignRejected):
             m.resign_declined = value
             return not self._current(act_id)
         return True
