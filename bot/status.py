@@ -107,15 +107,17 @@ class StatusBoard:
         self.meter = meter
         self.timer = timer
         self.started = time.monotonic()
+        self._day = datetime.date.today()
+        self._results_before_today = 0
         self._results_seen = 0
-        self._finished_at: list[datetime.date] = []
 
     def _matches_today(self) -> int:
-        results = len(self.player.results)
+        """Results counted on the day they were first seen (a snapshot reads the player's list)."""
         today = datetime.date.today()
-        self._finished_at += [today] * (results - self._results_seen)  # stamped when first seen
-        self._results_seen = results
-        return sum(1 for day in self._finished_at if day == today)
+        if today != self._day:
+            self._day, self._results_before_today = today, self._results_seen
+        self._results_seen = len(self.player.results)
+        return self._results_seen - self._results_before_today
 
     def _match(self) -> dict[str, Any] | None:
         match, board = self.player.match, self.player.board

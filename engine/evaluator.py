@@ -19,6 +19,7 @@ loading, every C call releases the GIL, and its position cache is lock-free.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterable
@@ -85,7 +86,7 @@ class Engine:
             self._cache = ffi.gc(cache, lib.bg_cache_free)
         self._local = threading.local()
 
-    @property
+    @functools.cached_property
     def met(self) -> MatchEquityTable:
         """The match equity table of the data folder (a folder without one: the default table)."""
         return met_at(str(self.files.met)) if self.files.met is not None else default_met()

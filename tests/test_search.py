@@ -27,7 +27,8 @@ from collections import Counter
 import pytest
 
 from engine.bench.decide import gnubg_filter, gnubg_tuple_board
-from engine.bench.parity import cube_round, flush_gnubg, gnubg_cubeinfo, play_round, random_match_state
+from engine.bench.parity import (cube_round, flush_gnubg, gnubg_cubeinfo, play_round, random_match_state,
+                                  steps_fit)
 from engine.evaluator import Engine
 from engine.levels import MOVE_FILTERS, EvalSettings, level
 from engine.match import MatchState
@@ -70,16 +71,6 @@ def _gnubg_filter(name):
 _gnubg_cubeinfo = gnubg_cubeinfo
 
 
-def _consistent(move: Move, tup) -> bool:
-    """A cut tuple (pairs, then the source of the first bear-off) fits the play's steps."""
-    steps = Counter((s.src, s.dst) for s in move.steps)
-    for i in range(0, len(tup) - 1, 2):
-        if steps[(tup[i], tup[i + 1])] <= 0:
-            return False
-        steps[(tup[i], tup[i + 1])] -= 1
-    return steps[(tup[-1], 0)] > 0
-
-
 def _map(position, candidates, theirs):
     """Our candidate index for each gnubg entry (None where it cannot be told).
 
@@ -95,7 +86,7 @@ def _map(position, candidates, theirs):
             out.append(hits[0] if len(hits) == 1 else None)
             used.add(out[-1])
             continue
-        fits = [i for i, c in enumerate(candidates) if _consistent(c.move, tup)] or range(len(candidates))
+        fits = [i for i, c in enumerate(candidates) if steps_fit(c.move, tup)] or range(len(candidates))
         fits = [i for i in fits if i not in used]
         best = min(fits, key=lambda i: abs(candidates[i].equity - t["score"]), default=None)
         out.append(best if best is not None and abs(candidates[best].equity - t["score"]) < 1e-3 else None)

@@ -158,7 +158,7 @@ def seeded_set(n: int, seed: int) -> list[tuple[Position, tuple[int, int], Match
 # ---- chequer play -------------------------------------------------------------------------
 
 
-def _steps_fit(move: Move, tup: Sequence[int]) -> bool:
+def steps_fit(move: Move, tup: Sequence[int]) -> bool:
     """A tuple cut at its first bear-off (pairs, then that bear-off's source) fits the play."""
     steps = Counter((s.src, s.dst) for s in move.steps)
     for i in range(0, len(tup) - 1, 2):
@@ -177,7 +177,7 @@ def gnubg_play_index(position: Position, candidates: Sequence[Candidate], tup: S
         return [i for i, c in enumerate(candidates) if c.position.board == board]
     # the steps before the cut and the bear-off: the whole play when nothing followed
     head = gnubg_tuple_board(position, tuple(tup[:-1]) + (tup[-1], 0))
-    return [i for i, c in enumerate(candidates) if c.position.board == head or _steps_fit(c.move, tup)]
+    return [i for i, c in enumerate(candidates) if c.position.board == head or steps_fit(c.move, tup)]
 
 
 @dataclass
