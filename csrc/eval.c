@@ -530,18 +530,47 @@ int bg_classify_many(const unsigned int *boards, int n, int *classes)
     return 0;
 }
 
+/* Board i of a batch into b; non-zero when it is invalid. */
+typedef int (*board_loader)(const void *boards, size_t i, bg_board b);
+
+static int load_flat(const void *boards, size_t i, bg_board b)
+{
+    return board_load((const unsigned int *)boards + 50 * i, b);
+}
+
+static int load_bytes(const void *boards, size_t i, bg_board b)
+{
+    return load_board8((const char *)boards + 50 * i, b);
+}
+
+/* Evaluates a batch through bg_eval0_cached_many, a block at a time, so
+ * that the cache slots of a block are fetched together (one board at a
+ * time, each slot's miss stalled the evaluation). Stops at the first
+ * invalid board i (returns -(i + 1)), the boards before it evaluated. */
+static int evaluate_batch(const bg_engine *e, bg_cache *cache, const void *boards,
+                          board_loader load, int n, float *out, int *classes)
+{
+    enum { BLOCK = 16 };
+    for (int i0 = 0; i0 < n; i0 += BLOCK) {
+        bg_board b[BLOCK];
+        int cls[BLOCK];
+        int lim = n - i0 < BLOCK ? n - i0 : BLOCK, k = 0;
+        while (k < lim && !load(boards, (size_t)(i0 + k), b[k]))
+            k++;
+        bg_eval0_cached_many(e, cache, (const bg_board *)b, NULL, k, -1,
+                             (float(*)[5])(out + 5 * (size_t)i0), cls);
+        if (classes)
+            memcpy(classes + i0, cls, (size_t)k * sizeof(int));
+        if (k < lim)
+            return -(i0 + k + 1);
+    }
+    return 0;
+}
+
 int bg_evaluate_many(const bg_engine *e, bg_cache *cache, const unsigned int *boards, int n,
                      float *out, int *classes)
 {
-    for (int i = 0; i < n; i++) {
-        bg_board b;
-        if (board_load(boards + 50 * (size_t)i, b))
-            return -(i + 1);
-        int c = bg_eval0_cached(e, cache, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
-        if (classes)
-            classes[i] = c;
-    }
-    return 0;
+    return evaluate_batch(e, cache, boards, load_flat, n, out, classes);
 }
 
 int bg_evaluate_raw_many(const bg_engine *e, const unsigned int *boards, int n, float *out,
@@ -561,15 +590,7 @@ int bg_evaluate_raw_many(const bg_engine *e, const unsigned int *boards, int n, 
 int bg_evaluate_many8(const bg_engine *e, bg_cache *cache, const char *boards, int n, float *out,
                       int *classes)
 {
-    for (int i = 0; i < n; i++) {
-        bg_board b;
-        if (load_board8(boards + 50 * (size_t)i, b))
-            return -(i + 1);
-        int c = bg_eval0_cached(e, cache, (const unsigned int(*)[25])b, out + 5 * (size_t)i);
-        if (classes)
-            classes[i] = c;
-    }
-    return 0;
+    return evaluate_batch(e, cache, boards, load_bytes, n, out, classes);
 }
 
 int bg_classify_many8(const char *boards, int n, int *classes)
