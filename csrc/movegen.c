@@ -7,7 +7,11 @@
 #include "movegen.h"
 #include "position.h"
 
-#define TABLE_SIZE 8192 /* power of two, > 2 * BG_MAX_MOVES */
+/* Duplicate detection: open addressing over the results so far, a table of
+ * result indices that starts small and doubles (most rolls have few plays, so
+ * no large table is cleared per call). */
+#define TABLE_MIN 64
+#define TABLE_MAX 8192 /* power of two, > 2 * BG_MAX_MOVES */
 
 typedef struct {
     bg_move *moves;
@@ -15,8 +19,9 @@ typedef struct {
     int max, n, overflow;
     int best_score;             /* steps * 2 + (one step with the larger die) */
     int larger_die;
-    uint64_t hashes[TABLE_SIZE];
-    int slots[TABLE_SIZE];      /* index+1 into results, 0 = empty */
+    unsigned int mask;          /* table size - 1 */
+    uint16_t slots[TABLE_MAX];  /* index+1 into results, 0 = empty */
+    uint32_t hashes[BG_MAX_MOVES]; /* of each result (the low half) */
 } gen_state;
 
 static int all_home(const bg_board b)
@@ -78,22 +83,56 @@ int movegen_step(bg_board b, int from, int die, int *hit)
     return BG_OK;
 }
 
+/* A board's hash is the sum of count * weight over its points (weights: the
+ * splitmix64 finaliser of the point's index), so a step updates it in O(1);
+ * equal hashes are confirmed by comparing the boards. */
+#define MIX1(z) (((z) ^ ((z) >> 30)) * 0xbf58476d1ce4e5b9ULL)
+#define MIX2(z) (((z) ^ ((z) >> 27)) * 0x94d049bb133111ebULL)
+#define MIX3(z) ((z) ^ ((z) >> 31))
+#define W(i) MIX3(MIX2(MIX1(((uint64_t)(i) + 1) * 0x9e3779b97f4a7c15ULL)))
+#define W5(i) W(i), W(i + 1), W(i + 2), W(i + 3), W(i + 4)
+static const uint64_t WEIGHT[2][25] = {{W5(0), W5(5), W5(10), W5(15), W5(20)},
+                                       {W5(25), W5(30), W5(35), W5(40), W5(45)}};
+#undef W5
+#undef W
+#undef MIX3
+#undef MIX2
+#undef MIX1
+
 static uint64_t board_hash(const bg_board b)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned int *p = &b[0][0];
-    for (int i = 0; i < 50; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
+    uint64_t h = 0;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 25; i++)
+            h += b[s][i] * WEIGHT[s][i];
     return h;
 }
 
+/* The 32 bits of a hash that the table keeps. */
+static uint32_t hash_key(uint64_t h) { return (uint32_t)(h ^ h >> 32); }
+
+/* Empties the table (only its smallest size needs zeroing: it grows by rehashing). */
 static void table_clear(gen_state *st)
 {
-    memset(st->slots, 0, sizeof st->slots);
+    st->mask = TABLE_MIN - 1;
+    memset(st->slots, 0, TABLE_MIN * sizeof st->slots[0]);
     st->n = 0;
 }
 
-static void record(gen_state *st, const bg_board b, const bg_move *m, int score)
+static void table_grow(gen_state *st)
+{
+    unsigned int size = 2 * (st->mask + 1);
+    memset(st->slots, 0, size * sizeof st->slots[0]);
+    st->mask = size - 1;
+    for (int k = 0; k < st->n; k++) {
+        unsigned int slot = st->hashes[k] & st->mask;
+        while (st->slots[slot])
+            slot = (slot + 1) & st->mask;
+        st->slots[slot] = (uint16_t)(k + 1);
+    }
+}
+
+static void record(gen_state *st, const bg_board b, uint64_t h, const bg_move *m, int score)
 {
     if (score < st->best_score)
         return;
@@ -101,28 +140,31 @@ static void record(gen_state *st, const bg_board b, const bg_move *m, int score)
         st->best_score = score;
         table_clear(st);
     }
-    uint64_t h = board_hash(b);
-    unsigned int slot = (unsigned int)h & (TABLE_SIZE - 1);
+    uint32_t key = hash_key(h);
+    unsigned int slot = key & st->mask;
     while (st->slots[slot]) {
         int k = st->slots[slot] - 1;
-        if (st->hashes[slot] == h && !memcmp(st->results[k], b, sizeof(bg_board)))
+        if (st->hashes[k] == key && !memcmp(st->results[k], b, sizeof(bg_board)))
             return;
-        slot = (slot + 1) & (TABLE_SIZE - 1);
+        slot = (slot + 1) & st->mask;
     }
-    if (st->n >= st->max) {
+    if (st->n >= st->max || st->n >= BG_MAX_MOVES) {
         st->overflow = 1;
         return;
     }
-    st->hashes[slot] = h;
-    st->slots[slot] = st->n + 1;
+    st->hashes[st->n] = key;
+    st->slots[slot] = (uint16_t)(st->n + 1);
     memcpy(st->results[st->n], b, sizeof(bg_board));
     st->moves[st->n] = *m;
     st->n++;
+    if (2 * (unsigned int)st->n > st->mask + 1 && st->mask + 1 < TABLE_MAX)
+        table_grow(st); /* keeps the load at most one half */
 }
 
 /* Depth-first over the remaining dice. For doubles, sources never increase,
- * which visits each set of steps once and still reaches every position. */
-static void search(gen_state *st, bg_board b, const int *dice, int n_dice,
+ * which visits each set of steps once and still reaches every position.
+ * h: the hash of b. */
+static void search(gen_state *st, bg_board b, uint64_t h, const int *dice, int n_dice,
                    int depth, int max_from, bg_move *m)
 {
     int moved = 0;
@@ -136,12 +178,17 @@ static void search(gen_state *st, bg_board b, const int *dice, int n_dice,
             memcpy(next, b, sizeof(bg_board));
             int hit;
             movegen_step(next, from, die, &hit);
+            uint64_t nh = h - WEIGHT[1][from];
+            if (to >= 0)
+                nh += WEIGHT[1][to];
+            if (hit)
+                nh += WEIGHT[0][BG_BAR] - WEIGHT[0][23 - to];
             m->src[depth] = (signed char)from;
             m->dst[depth] = (signed char)to;
             m->hit[depth] = (unsigned char)hit;
             m->n_steps = (unsigned char)(depth + 1);
             int next_max = dice[0] == dice[1] ? from : 24;
-            search(st, next, dice, n_dice, depth + 1, next_max, m);
+            search(st, next, nh, dice, n_dice, depth + 1, next_max, m);
             moved = 1;
             if (b[1][BG_BAR] && from == BG_BAR)
                 break; /* entering: only the bar may move */
@@ -152,40 +199,37 @@ static void search(gen_state *st, bg_board b, const int *dice, int n_dice,
         int score = depth * 2;
         if (depth == 1 && dice[0] != dice[1] && dice[0] == st->larger_die)
             score++;
-        record(st, b, m, score);
+        record(st, b, h, m, score);
     }
 }
 
 int movegen_generate(const bg_board b, int die1, int die2,
                      bg_move *moves, bg_board *results, int max)
 {
-    gen_state *st = malloc(sizeof *st);
-    if (!st)
-        return -1;
-    st->moves = moves;
-    st->results = results;
-    st->max = max;
-    st->overflow = 0;
-    st->best_score = -1;
-    st->larger_die = die1 > die2 ? die1 : die2;
-    table_clear(st);
+    gen_state st; /* on the stack (~33 KB, little of it touched) */
+    st.moves = moves;
+    st.results = results;
+    st.max = max;
+    st.overflow = 0;
+    st.best_score = -1;
+    st.larger_die = die1 > die2 ? die1 : die2;
+    table_clear(&st);
 
     bg_board start;
     memcpy(start, b, sizeof(bg_board));
+    uint64_t h = board_hash(start);
     bg_move m;
     memset(&m, 0, sizeof m);
     if (die1 == die2) {
         int dice[4] = {die1, die1, die1, die1};
-        search(st, start, dice, 4, 0, 24, &m);
+        search(&st, start, h, dice, 4, 0, 24, &m);
     } else {
         int order1[2] = {die1 > die2 ? die1 : die2, die1 > die2 ? die2 : die1};
         int order2[2] = {order1[1], order1[0]};
-        search(st, start, order1, 2, 0, 24, &m);
-        search(st, start, order2, 2, 0, 24, &m);
+        search(&st, start, h, order1, 2, 0, 24, &m);
+        search(&st, start, h, order2, 2, 0, 24, &m);
     }
-    int n = st->overflow ? -1 : st->n;
-    free(st);
-    return n;
+    return st.overflow ? -1 : st.n;
 }
 
 int bg_legal_moves(const unsigned int *flat, int die1, int die2,
