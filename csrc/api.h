@@ -182,8 +182,9 @@ void bg_isaac_selftest(unsigned int *out, int n);
 float bg_noise_deviate(const unsigned int *board, int output, int deterministic, int centred,
                        bg_isaac *rng);
 /* Applies noise to 5 leaf outputs as gnubg does. `out` must hold the RAW net
- * outputs (before the sanity check; gnubg adds noise first and sanity-checks
- * after): out[i] += noise*z_i*k_i with
+ * outputs (before the sanity check) for a cubeless evaluation, the
+ * sanity-checked ones for a cubeful evaluation (gnubg's cubeful evaluator
+ * noises its checked 0-ply outputs; both re-check after): out[i] += noise*z_i*k_i with
  * k = (1, .25, .01, .25, .01), clamp to [0,1], then the sanity check (needs
  * the engine's one-sided database; engine NULL skips it). Nothing happens
  * for noise 0, class OVER, or (cubeful = 1) the exact two-sided bearoff

@@ -146,7 +146,8 @@ static int leaf_probs(search_worker *w, const bg_board b, float p[5])
 {
     const bg_search_settings *s = w->s;
     if (s->noise > 0.0f) {
-        int c = bg_eval0_raw(w->e, b, p);
+        /* gnubg's cubeful evaluator adds the noise to sanity-checked outputs, its cubeless one to raw ones */
+        int c = w->cubeful ? bg_eval0(w->e, b, p) : bg_eval0_raw(w->e, b, p);
         bg_noise_apply(w->e, &b[0][0], c, w->cubeful, s->noise, s->deterministic, s->centred,
                        w->rng, p);
         return c;

@@ -147,9 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=int, default=36)
     ap.add_argument("--seed", type=int, default=20261126)
     ap.add_argument("--trials", type=int, default=72)
+    ap.add_argument("--only", default="", help="comma-separated case numbers (0-based) to run, e.g. 21,29")
     args = ap.parse_args(argv)
     engine = Engine()
     cases = make_cases(engine, args.seed, args.cases, args.trials)
+    if args.only:
+        cases = [cases[int(i)] for i in args.only.split(",")]
     failed = prob_failed = within_se = exact_cases = exact_ok = 0
     print(f"{'case':46} {'equities: max |diff|':>20} {'comb. SE':>9} {'used':>5}  "
           f"{'probabilities: |diff|':>21} {'used':>5}")
