@@ -396,26 +396,16 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
                a6 = _mm512_loadu_ps(th + 96), a7 = _mm512_loadu_ps(th + 112);
         for (int t = 0; t < m; t++) {
             const float *w = W + (size_t)idx[t] * 128;
-            if (val[t] == 1.0f) {
-                a0 = _mm512_add_ps(a0, _mm512_load_ps(w));
-                a1 = _mm512_add_ps(a1, _mm512_load_ps(w + 16));
-                a2 = _mm512_add_ps(a2, _mm512_load_ps(w + 32));
-                a3 = _mm512_add_ps(a3, _mm512_load_ps(w + 48));
-                a4 = _mm512_add_ps(a4, _mm512_load_ps(w + 64));
-                a5 = _mm512_add_ps(a5, _mm512_load_ps(w + 80));
-                a6 = _mm512_add_ps(a6, _mm512_load_ps(w + 96));
-                a7 = _mm512_add_ps(a7, _mm512_load_ps(w + 112));
-            } else {
-                __m512 x = _mm512_set1_ps(val[t]);
-                a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
-                a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
-                a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
-                a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
-                a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
-                a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
-                a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
-                a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
-            }
+            /* always multiplied (w * 1 == w): a branch on the value mispredicted */
+            __m512 x = _mm512_set1_ps(val[t]);
+            a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
+            a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
+            a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
+            a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
+            a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
+            a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
+            a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
+            a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
         }
         _mm512_store_ps(h, a0);
         _mm512_store_ps(h + 16, a1);
