@@ -52,6 +52,12 @@ def boards_bytes(positions: Iterable[Any] | np.ndarray) -> tuple[bytes, int]:
         return positions.astype(np.uint8, copy=False).tobytes(), positions.size // 50
     if not isinstance(positions, list):
         positions = list(positions)
+    try:  # Positions that carry their key (made from IDs, plays or keys): no Python per board
+        data = b"".join([p._key for p in positions])
+        if len(data) == 50 * len(positions) and set(map(type, positions)) <= {Position}:
+            return data, len(positions)
+    except (AttributeError, TypeError):
+        pass
     if all(type(p) is Position for p in positions):
         return b"".join([p.key for p in positions]), len(positions)
     boards = [getattr(p, "board", p) for p in positions]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine._core import ffi, lib
@@ -78,9 +77,9 @@ class CubeEquities(NamedTuple):
     dp: float
 
 
-@dataclass(frozen=True)
-class CubeDecision:
-    """A cube decision for the side on roll, as gnubg classifies it.
+class CubeDecision(NamedTuple):
+    """A cube decision for the side on roll, as gnubg classifies it (a frozen value:
+    a named tuple, which the API builds in one step).
 
     ``action`` is gnubg's wording ("Double, take", "Too good to redouble, pass",
     ...). ``should_double`` is what gnubg's bot does on its turn (doubling
@@ -219,26 +218,19 @@ def cube_decision_from_probabilities(
     return decision_of(code, out, ci, ffi.new("float[5]", pre), plies)
 
 
-_new_equities = tuple.__new__
-_set = object.__setattr__
+_new_tuple = tuple.__new__
 
 
-def decision_from_c(code: int, out: Any, pre_win: float, info: Any, plies: int) -> CubeDecision:
-    """The decision of a C cube call that also returned ``info`` (bg_cube_decide8:
-    availability, dead-cube double point, money with beavers); ``pre_win`` is the
-    precheck's win chance. Built by filling the instance's fields at once (a
-    frozen dataclass's __init__ costs as much as a 0-ply decision's C work)."""
-    available = info[0] != 0.0
-    double_point = info[1]
-    d = object.__new__(CubeDecision)
-    _set(d, "__dict__", {
-        "code": code, "equities": _new_equities(CubeEquities, (out[1], out[2], out[3])), "optimal": out[0],
-        "cube_available": available,
-        "should_double": available and pre_win >= double_point and (
-            code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre_win > 0.001)),
-        "should_take": code not in _PASSES, "should_beaver": info[2] != 0.0 and code in _BEAVERS,
-        "double_point": double_point})
-    return d
+def decision_from_c(code: int, optimal: float, equities: tuple[float, float, float], pre_win: float,
+                    available: float, double_point: float, beavers: float, plies: int) -> CubeDecision:
+    """The decision of a C cube call (bg_cube_decide8): the optimal and the no double,
+    double/take, double/pass equities; the precheck's win chance; the call's info
+    (availability, dead-cube double point, money with beavers, non-zero for yes)."""
+    can = available != 0.0
+    return _new_tuple(CubeDecision, (
+        code, _new_tuple(CubeEquities, equities), optimal, can,
+        can and pre_win >= double_point and (code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre_win > 0.001)),
+        code not in _PASSES, beavers != 0.0 and code in _BEAVERS, double_point))
 
 
 def decision_of(code: int, out: Any, ci: Any, pre: Any, plies: int) -> CubeDecision:

@@ -21,19 +21,18 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any
 
 import numpy as np
 
-from engine import data, rollout, search
+from engine import data, native, rollout, search
 from engine._core import ffi, lib
 from engine.boards import board_bytes, boards_bytes
 from engine.errors import DataFileError
 from engine.met import MatchEquityTable, default_met, met_at
-from engine.position import boards_from_ids
+from engine.position import Position, boards_from_ids
 from engine.probabilities import Probabilities
 
 _LOAD_VERIFY = 1
@@ -53,9 +52,6 @@ class PositionClass(IntEnum):
     RACE = 8
     CRASHED = 9
     CONTACT = 10
-
-
-_new_probabilities = tuple.__new__
 
 
 class Engine:
@@ -84,7 +80,8 @@ class Engine:
             if cache == ffi.NULL:
                 raise MemoryError("cannot allocate the position cache")
             self._cache = ffi.gc(cache, lib.bg_cache_free)
-        self._local = threading.local()
+        # the C engine and cache as engine._fast takes them (kept alive by the cdata above)
+        self._engine_addr, self._cache_addr = native.address(self._ctx), native.address(self._cache)
 
     @functools.cached_property
     def met(self) -> MatchEquityTable:
@@ -102,20 +99,13 @@ class Engine:
         if self._cache != ffi.NULL:
             lib.bg_cache_clear(self._cache)
 
-    def _out(self) -> Any:
-        try:
-            return self._local.out
-        except AttributeError:
-            self._local.out = ffi.new("float[5]")
-            return self._local.out
-
     def evaluate(self, position: Any) -> Probabilities:
         """0-ply cubeless probabilities of a Position (or raw 2x25 board) for the side on roll."""
-        key = board_bytes(position)
-        out = self._out()
-        if lib.bg_evaluate_many8(self._ctx, self._cache, key, 1, out, ffi.NULL):
+        key = position._key if type(position) is Position and position._key else board_bytes(position)
+        probs: Probabilities | None = native.evaluate(self._engine_addr, self._cache_addr, key)
+        if probs is None:
             raise ValueError("a side has more than 15 checkers")
-        return _new_probabilities(Probabilities, ffi.unpack(out, 5))
+        return probs
 
     def evaluate_many(self, positions: Iterable[Any] | np.ndarray, *,
                       with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
@@ -170,10 +160,9 @@ class Engine:
     # The mover is ``match.on_roll`` (``position.board[1]``); ``match=None`` is money with
     # the Jacoby rule and a centred cube; ``level`` is a name, a Level or an EvalSettings.
 
-    def best_move(self, position: Any, dice: tuple[int, int], match: Any = None,
-                  level: Any = "expert", **kw: Any) -> Any:
-        """gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``)."""
-        return search.best_move(self, position, dice, match, level, **kw)
+    # gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``); the
+    # function itself (no second frame: a decision's Python cost is part of the API's speed)
+    best_move = search.best_move
 
     def best_moves(self, positions: Any, dice: Any, level: Any = "expert", match: Any = None, **kw: Any) -> Any:
         """:meth:`best_move` of many positions in one C call, threads inside (a list of
@@ -184,9 +173,8 @@ class Engine:
         """:meth:`cube_decision` of many positions in one C call, threads inside."""
         return search.cube_decisions(self, positions, match, level, **kw)
 
-    def cube_decision(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
-        """gnubg's cube decision for the side on roll before rolling (a CubeDecision)."""
-        return search.cube_decision(self, position, match, level, **kw)
+    # gnubg's cube decision for the side on roll before rolling (a CubeDecision), as best_move
+    cube_decision = search.cube_decision
 
     def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
         """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from engine._core import ffi, lib
 from engine.errors import BoardParseError, IllegalMoveError
+from engine.native import key_from_id
 
 BAR = 25
 OFF = 0
@@ -33,6 +34,7 @@ _MAX_MOVES = 4096
 _LOW_BYTE = 0 if sys.byteorder == "little" else 3
 C_MOVE_SIZE = ffi.sizeof("bg_move")  # src[4], dst[4] (signed chars, off = -1), hit[4], n_steps
 _buffers = threading.local()  # per-thread scratch for the C move generator
+_new = object.__new__
 
 Row = tuple[int, ...]
 Board = tuple[Row, Row]
@@ -198,14 +200,6 @@ def move_from_c(raw: bytes, k: int = 0) -> Move:
     return move
 
 
-def _key_buffer() -> Any:
-    try:
-        return _buffers.key_out
-    except AttributeError:
-        _buffers.key_out = ffi.new("char[50]")
-        return _buffers.key_out
-
-
 def _id_buffer() -> Any:
     try:
         return _buffers.id_out
@@ -320,15 +314,15 @@ class Position:
 
     @classmethod
     def from_position_id(cls, position_id: str) -> Position:
-        """Decode gnubg's 14-character position ID."""
-        raw = position_id.encode("ascii", "replace")
-        if len(raw) != 14:
-            raw = raw.strip()
-        out = _key_buffer()
-        if len(raw) != 14 or lib.bg_boards8_from_position_ids(raw, 1, out):
-            boards_from_ids([position_id.strip()])  # raises, naming the problem
-        p = object.__new__(cls)
-        p._board, p._key = None, ffi.unpack(out, 50)
+        """Decode gnubg's 14-character position ID (surrounding blanks allowed)."""
+        key = key_from_id(position_id)
+        if key is None:
+            key = key_from_id(position_id.strip()) if isinstance(position_id, str) else None
+            if key is None:
+                boards_from_ids([str(position_id).strip()])  # raises, naming the problem
+        p = _new(cls)
+        p._board = None
+        p._key = key
         return p
 
     def position_id(self) -> str:

@@ -37,16 +37,17 @@ import threading
 import time
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from engine._core import ffi, lib
 from engine.boards import board_bytes
 from engine.cube import CubeDecision, cube_info, decision_from_c
 from engine.errors import EngineError
-from engine import resign as _resign
+from engine import native, resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
+from engine.native import address
 from engine.position import C_MOVE_SIZE, Move, Position, move_from_c
 from engine.probabilities import Probabilities
 
@@ -117,34 +118,46 @@ def c_settings(settings: EvalSettings, threads: int = 0) -> Any:
     return cs
 
 
-# (id(settings), threads) -> (settings, C settings): c_settings without hashing the
-# settings' fields on every decision (the entry keeps the settings, so the id stays theirs)
-_SETTINGS_BY_ID: dict[tuple[int, int], tuple[EvalSettings, Any]] = {}
+# (id(settings), threads) -> (settings, (C settings, its address)): c_settings without hashing
+# the settings' fields on every decision (the entry keeps the settings, so the id stays theirs)
+_SETTINGS_BY_ID: dict[tuple[int, int], tuple[EvalSettings, tuple[Any, int]]] = {}
 
 
 def _settings_for_call(settings: EvalSettings, threads: int | None) -> Any:
+    return _settings_entry(settings, threads)[0]
+
+
+def _settings_entry(settings: EvalSettings, threads: int | None) -> tuple[Any, int]:
+    """The C settings of a call and their address (for engine._fast)."""
     n = _threads_for(settings, threads)
     if settings.noise and not settings.deterministic and settings.seed is None:
         # random noise seeded from the clock, as gnubg (a fresh draw per decision)
         seeded = settings.with_(seed=(time.time_ns() ^ threading.get_ident()) & 0xFFFFFFFF)
-        return c_settings.__wrapped__(seeded, n)
+        cs = c_settings.__wrapped__(seeded, n)
+        return cs, address(cs)
     hit = _SETTINGS_BY_ID.get((id(settings), n))
     if hit is not None and hit[0] is settings:
         return hit[1]
     cs = c_settings(settings, n)
     if len(_SETTINGS_BY_ID) > 256:
         _SETTINGS_BY_ID.clear()
-    _SETTINGS_BY_ID[(id(settings), n)] = (settings, cs)
-    return cs
+    entry = (cs, address(cs))
+    _SETTINGS_BY_ID[(id(settings), n)] = (settings, entry)
+    return entry
 
 
 _MONEY = MatchState(length=0, jacoby=True)
-# (id(engine), id(match), mover, beavers) -> (engine, match, C cube info), as above
-_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[Any, MatchState, Any]] = {}
+# (id(engine), id(match), mover, beavers) -> (engine, match, (C cube info, its address)), as above
+_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[Any, MatchState, tuple[Any, int]]] = {}
 
 
 def _cube_info(engine: Any, match: MatchState, mover: int, beavers: bool = True) -> Any:
     """The C cube info of a decision (read-only for the C calls: kept and reused)."""
+    return _cube_info_entry(engine, match, mover, beavers)[0]
+
+
+def _cube_info_entry(engine: Any, match: MatchState, mover: int, beavers: bool = True) -> tuple[Any, int]:
+    """The C cube info of a decision and its address (for engine._fast)."""
     k = (id(engine), id(match), mover, beavers)
     hit = _CUBE_INFOS.get(k)
     if hit is not None and hit[0] is engine and hit[1] is match:
@@ -152,8 +165,47 @@ def _cube_info(engine: Any, match: MatchState, mover: int, beavers: bool = True)
     ci = cube_info(match, mover, beavers=beavers, met=engine.met)
     if len(_CUBE_INFOS) > 1024:
         _CUBE_INFOS.clear()
-    _CUBE_INFOS[k] = (engine, match, ci)
-    return ci
+    entry = (ci, address(ci))
+    _CUBE_INFOS[k] = (engine, match, entry)
+    return entry
+
+
+class _CallContext(NamedTuple):
+    """What a one-decision C call needs besides the board, looked up once per
+    (engine, level, match, threads, beavers) and kept: the level, its settings for
+    the call, the C settings and cube info with their addresses for engine._fast."""
+
+    level: Level
+    settings: EvalSettings
+    c_settings: Any
+    c_settings_addr: int
+    cube_info: Any
+    cube_info_addr: int
+
+
+# (id(engine), id(level), id(match), threads, beavers, cube) -> ((engine, level, match), context)
+_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool], tuple[tuple[Any, Any, Any], _CallContext]] = {}
+
+
+def _call_context(engine: Any, level: LevelLike, match: MatchState | None, threads: int | None,
+                  beavers: bool, cube: bool) -> _CallContext:
+    """The context of a chequer-play (``cube`` false) or cube call. Random-noise
+    settings get a fresh seed per call, as :func:`_settings_entry` gives them."""
+    k = (id(engine), id(level), id(match), threads, beavers, cube)
+    hit = _CONTEXTS.get(k)
+    if hit is not None and hit[0][0] is engine and hit[0][1] is level and hit[0][2] is match:
+        return hit[1]
+    lv = resolve_level(level)
+    settings = lv.cube if cube else lv.checker
+    state, mover = _mover(match)
+    cs, cs_addr = _settings_entry(settings, threads)
+    ci, ci_addr = _cube_info_entry(engine, state, mover, beavers)
+    context = _CallContext(lv, settings, cs, cs_addr, ci, ci_addr)
+    if not (settings.noise and not settings.deterministic and settings.seed is None):
+        if len(_CONTEXTS) > 1024:
+            _CONTEXTS.clear()
+        _CONTEXTS[k] = ((engine, level, match), context)
+    return context
 
 
 def _flat(position: Any) -> Any:
@@ -213,52 +265,37 @@ class _Buffers(threading.local):
 _buffers = _Buffers()
 
 
-def _move_buffers() -> tuple[Any, ...]:
-    try:
-        return _buffers.arrays
-    except AttributeError:
-        _buffers.arrays = (ffi.new("bg_move[]", _MAX_MOVES), ffi.new("unsigned int[]", 50 * _MAX_MOVES),
-                           ffi.new("float[]", _MAX_MOVES), ffi.new("float[]", _MAX_MOVES),
-                           ffi.new("float[]", 5 * _MAX_MOVES), ffi.new("int[]", _MAX_MOVES))
-        return _buffers.arrays
-
-
-def _cube_buffers() -> tuple[Any, Any, Any, Any]:
-    """This thread's C outputs of a cube decision (read out before the next call)."""
-    try:
-        return _buffers.cube
-    except AttributeError:
-        _buffers.cube = (ffi.new("float[4]"), ffi.new("float[5]"), ffi.new("float[5]"), ffi.new("float[3]"))
-        return _buffers.cube
-
-
 class MoveDecision:
     """The chosen play (``.move``; the empty Move when there is none) and the
     ranked ``.candidates`` (built on first access), at ``.level``."""
 
-    __slots__ = ("move", "level", "settings", "_raw", "_candidates")
+    __slots__ = ("move", "level", "settings", "_blob", "_count", "_candidates")
 
-    def __init__(self, move: Move, level: str, settings: EvalSettings, raw: tuple[bytes, ...] | None) -> None:
+    def __init__(self, move: Move, level: str, settings: EvalSettings, blob: bytes | None, count: int = 0) -> None:
         self.move = move
         self.level = level
         self.settings = settings
-        self._raw = raw
+        # the C search's outputs for count candidates, each array end to end:
+        # moves, result boards (50 uints), equity, equity2, probabilities (5), plies
+        self._blob = blob
+        self._count = count
         self._candidates: list[Candidate] | None = None
 
     @property
     def candidates(self) -> list[Candidate]:
         if self._candidates is None:
             out: list[Candidate] = []
-            if self._raw is not None:
-                moves, boards, eq, eq2, probs, plies = self._raw
-                b = ffi.unpack(ffi.from_buffer("unsigned int[]", boards), len(boards) // 4)
-                eq = ffi.unpack(ffi.from_buffer("float[]", eq), len(eq) // 4)
-                eq2 = ffi.unpack(ffi.from_buffer("float[]", eq2), len(eq2) // 4)
-                probs = ffi.unpack(ffi.from_buffer("float[]", probs), len(probs) // 4)
-                plies = ffi.unpack(ffi.from_buffer("int[]", plies), len(plies) // 4)
-                for i in range(len(eq)):
+            if self._blob is not None:
+                n, blob = self._count, self._blob
+                at = n * C_MOVE_SIZE
+                b = ffi.unpack(ffi.from_buffer("unsigned int[]", blob[at:at + 200 * n]), 50 * n)
+                at += 200 * n
+                floats = ffi.unpack(ffi.from_buffer("float[]", blob[at:at + 28 * n]), 7 * n)
+                eq, eq2, probs = floats[:n], floats[n:2 * n], floats[2 * n:]
+                plies = ffi.unpack(ffi.from_buffer("int[]", blob[at + 28 * n:]), n)
+                for i in range(n):
                     r = b[50 * i: 50 * i + 50]
-                    out.append(Candidate(move_from_c(moves, i), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
+                    out.append(Candidate(move_from_c(blob, i), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
                                          plies[i], eq2[i], Position((tuple(r[:25]), tuple(r[25:])))))
             self._candidates = out
         return self._candidates
@@ -274,21 +311,15 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
 
     ``max_candidates`` limits the ranked list kept (the choice is unaffected).
     """
-    lv = resolve_level(level)
-    settings = lv.checker
-    match, mover = _mover(match)
+    c = _call_context(engine, level, match, threads, True, False)
     d1, d2 = dice
-    ci = _cube_info(engine, match, mover)
-    cs = _settings_for_call(settings, threads)
-    moves, results, eq, eq2, probs, plies = _move_buffers()
     limit = max(1, min(int(max_candidates), _MAX_MOVES))
-    n = _check(lib.bg_best_move8(engine._ctx, engine._cache, _key(position), d1, d2, cs, ci, moves,
-                                 results, eq, eq2, probs, plies, limit))
-    if n == 0:
-        return MoveDecision(Move(), lv.name, settings, None)
-    raw = (ffi.buffer(moves, n * C_MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:], ffi.buffer(eq, 4 * n)[:],
-           ffi.buffer(eq2, 4 * n)[:], ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:])
-    return MoveDecision(move_from_c(raw[0]), lv.name, settings, raw)
+    key = position._key if type(position) is Position and position._key else board_bytes(position)
+    n, blob = native.best(engine._engine_addr, engine._cache_addr, key, d1, d2, c.c_settings_addr,
+                          c.cube_info_addr, limit)
+    if _check(n) == 0:
+        return MoveDecision(Move(), c.level.name, c.settings, None)
+    return MoveDecision(move_from_c(blob), c.level.name, c.settings, blob, n)
 
 
 # ---- evaluation and cube ------------------------------------------------------------------------
@@ -327,14 +358,12 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
     The side that was doubled reads ``.should_take`` (the position seen from the
     doubler). ``beavers``: money play allows beavers (gnubg's default).
     """
-    lv = resolve_level(level)
-    settings = lv.cube
-    match, mover = _mover(match)
-    ci = _cube_info(engine, match, mover, beavers)
-    out, probs, pre, info = _cube_buffers()
-    code = _check(lib.bg_cube_decide8(engine._ctx, engine._cache, _key(position),
-                                      _settings_for_call(settings, threads), ci, out, probs, pre, info))
-    return decision_from_c(code, out, pre[0], info, settings.plies)
+    c = _call_context(engine, level, match, threads, beavers, True)
+    key = position._key if type(position) is Position and position._key else board_bytes(position)
+    code, optimal, nd, dt, dp, pre_win, available, double_point, beavering = native.cube(
+        engine._engine_addr, engine._cache_addr, key, c.c_settings_addr, c.cube_info_addr)
+    return decision_from_c(_check(code), optimal, (nd, dt, dp), pre_win, available, double_point, beavering,
+                           c.settings.plies)
 
 
 # ---- many decisions in one call ------------------------------------------------------------
@@ -395,10 +424,10 @@ def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Se
         if _check(status[i]) == 0:
             out.append(MoveDecision(Move(), lv.name, settings, None))
             continue
-        raw = (raw_moves[i * C_MOVE_SIZE:(i + 1) * C_MOVE_SIZE], raw_results[200 * i:200 * i + 200],
-               raw_eq[4 * i:4 * i + 4], raw_eq2[4 * i:4 * i + 4], raw_probs[20 * i:20 * i + 20],
-               raw_plies[4 * i:4 * i + 4])
-        out.append(MoveDecision(move_from_c(raw[0]), lv.name, settings, raw))
+        blob = b"".join((raw_moves[i * C_MOVE_SIZE:(i + 1) * C_MOVE_SIZE], raw_results[200 * i:200 * i + 200],
+                         raw_eq[4 * i:4 * i + 4], raw_eq2[4 * i:4 * i + 4], raw_probs[20 * i:20 * i + 20],
+                         raw_plies[4 * i:4 * i + 4]))
+        out.append(MoveDecision(move_from_c(blob), lv.name, settings, blob, 1))
     return out
 
 
@@ -422,7 +451,8 @@ def cube_decisions(engine: Any, positions: Sequence[Any],
     wins = ffi.unpack(pre, 5 * n)[::5]
     infos = ffi.unpack(info, 3 * n)
     plies = settings.plies
-    return [decision_from_c(_check(codes[i]), outs[4 * i:4 * i + 4], wins[i], infos[3 * i:3 * i + 3], plies)
+    return [decision_from_c(_check(codes[i]), outs[4 * i], tuple(outs[4 * i + 1:4 * i + 4]), wins[i],
+                            infos[3 * i], infos[3 * i + 1], infos[3 * i + 2], plies)
             for i in range(n)]
 
 
