@@ -3,11 +3,13 @@
  * best few within a threshold), the survivors at the full depth, ranked by
  * gnubg's general comparison. The scoring searches run on the tree of
  * search.c. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
 #include "cubepos.h"
+#include "inputs.h"
 #include "movegen.h"
 #include "position.h"
 #include "search.h"
@@ -51,6 +53,25 @@ static int cmp_general(const void *x, const void *y)
     if (a->back != b->back)
         return a->back < b->back ? -1 : 1;
     return a->idx - b->idx;
+}
+
+/* Puts the first k candidates of the cmp_general order in place (a strict
+ * total order, so the prefix is unique): few by selection, else all by sort. */
+static void rank_first(cand *cs, int n, int k)
+{
+    if (k >= 8 || k >= n) {
+        qsort(cs, (size_t)n, sizeof(cand), cmp_general);
+        return;
+    }
+    for (int i = 0; i < k; i++) {
+        int best = i;
+        for (int j = i + 1; j < n; j++)
+            if (cmp_general(&cs[j], &cs[best]) < 0)
+                best = j;
+        cand t = cs[i];
+        cs[i] = cs[best];
+        cs[best] = t;
+    }
 }
 
 /* Scores the listed candidates at 0 ply: the leaves of score_moves's k = 0
@@ -146,33 +167,37 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
                              BG_MAX_MOVES);
     if (n <= 0)
         return 0;
-    /* own copies: the scratch is reused by the search */
-    bg_move *mv = malloc(sizeof(bg_move) * (size_t)n);
-    bg_board *res = malloc(sizeof(bg_board) * (size_t)n);
+    int nplies = s->plies;
+    /* a deeper search reuses the scratch: it needs its own copies */
+    bg_move *mv = sc->moves, *mv_own = NULL;
+    bg_board *res = sc->results, *res_own = NULL;
     cand *cs = malloc(sizeof(cand) * (size_t)n);
     cand **list = malloc(sizeof(cand *) * (size_t)n);
     cand *tmp = malloc(sizeof(cand) * (size_t)n);
+    if (nplies > 0) {
+        mv = mv_own = malloc(sizeof(bg_move) * (size_t)n);
+        res = res_own = malloc(sizeof(bg_board) * (size_t)n);
+    }
     if (!mv || !res || !cs || !list || !tmp) {
         rc = BG_SEARCH_ERR_MEMORY;
         goto done;
     }
-    memcpy(mv, sc->moves, sizeof(bg_move) * (size_t)n);
-    memcpy(res, sc->results, sizeof(bg_board) * (size_t)n);
+    if (nplies > 0) {
+        memcpy(mv, sc->moves, sizeof(bg_move) * (size_t)n);
+        memcpy(res, sc->results, sizeof(bg_board) * (size_t)n);
+    }
     for (int i = 0; i < n; i++) {
         cand *c = &cs[i];
         memset(c, 0, sizeof *c);
         c->idx = i;
         c->alive = 1;
-        int tot = 0, back = -1;
-        for (int j = 0; j < 25; j++) {
+        int tot = 0;
+        for (int j = 0; j < 25; j++)
             tot += (int)res[i][1][j];
-            if (res[i][1][j])
-                back = j;
-        }
+        uint32_t occ = bg_occupied(res[i][1]);
         c->off = 15 - tot;
-        c->back = back;
+        c->back = occ ? 31 - __builtin_clz(occ) : -1;
     }
-    int nplies = s->plies;
     int final = 1;
     if (nplies > 0) {
         int row = nplies > 4 ? 3 : nplies - 1;
@@ -212,8 +237,8 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
         if ((rc = score_moves(&cx, sc, (const bg_board *)res, list, m, nplies, ci)))
             goto done;
     }
-    qsort(cs, (size_t)n, sizeof(cand), cmp_general);
     rc = n < max ? n : max;
+    rank_first(cs, n, rc);
     for (int i = 0; i < rc; i++) {
         const cand *c = &cs[i];
         if (moves)
@@ -230,8 +255,8 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
             plies[i] = c->depth;
     }
 done:
-    free(mv);
-    free(res);
+    free(mv_own);
+    free(res_own);
     free(cs);
     free(list);
     free(tmp);
