@@ -32,18 +32,19 @@ static ids_fn decode_ids;
 static eval_fn evaluate_boards;
 static cube_fn cube_decide;
 static best_fn best_move;
-static PyObject *probabilities_type; /* engine.probabilities.Probabilities, a tuple subclass */
-static allocfunc probabilities_alloc;
+/* the named tuples returned: engine.probabilities.Probabilities, engine.cube.CubeEquities */
+static PyObject *probabilities_type, *equities_type;
+static allocfunc probabilities_alloc, equities_alloc;
 
 static void *address(PyObject *o) { return PyLong_AsVoidPtr(o); }
 
-/* bind(ids, evaluate, cube, best, Probabilities, move_size) */
+/* bind(ids, evaluate, cube, best, Probabilities, CubeEquities, move_size) */
 static PyObject *bind(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
-    if (n != 6)
-        return PyErr_Format(PyExc_TypeError, "bind takes 6 arguments");
-    if (PyLong_AsLong(args[5]) != MOVE_SIZE)
+    if (n != 7)
+        return PyErr_Format(PyExc_TypeError, "bind takes 7 arguments");
+    if (PyLong_AsLong(args[6]) != MOVE_SIZE)
         return PyErr_Format(PyExc_RuntimeError, "bg_move is not %d bytes", MOVE_SIZE);
     decode_ids = (ids_fn)address(args[0]);
     evaluate_boards = (eval_fn)address(args[1]);
@@ -52,8 +53,11 @@ static PyObject *bind(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (PyErr_Occurred())
         return NULL;
     Py_XDECREF(probabilities_type);
+    Py_XDECREF(equities_type);
     probabilities_type = Py_NewRef(args[4]);
+    equities_type = Py_NewRef(args[5]);
     probabilities_alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)args[4], Py_tp_alloc);
+    equities_alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)args[5], Py_tp_alloc);
     Py_RETURN_NONE;
 }
 
@@ -87,13 +91,13 @@ static PyObject *key_from_id(PyObject *self, PyObject *id)
     return PyBytes_FromStringAndSize(key, 50);
 }
 
-/* The 5 floats as a Probabilities. */
-static PyObject *probabilities(const float *p)
+/* n floats as an instance of a tuple subclass (a named tuple). */
+static PyObject *floats(PyObject *type, allocfunc alloc, const float *p, int n)
 {
-    PyObject *t = probabilities_alloc((PyTypeObject *)probabilities_type, 5);
+    PyObject *t = alloc((PyTypeObject *)type, n);
     if (!t)
         return NULL;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < n; i++) {
         PyObject *f = PyFloat_FromDouble(p[i]);
         if (!f || PyTuple_SetItem(t, i, f) < 0) {
             Py_DECREF(t);
@@ -120,11 +124,12 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t n)
     Py_END_ALLOW_THREADS
     if (rc)
         Py_RETURN_NONE;
-    return probabilities(out);
+    return floats(probabilities_type, probabilities_alloc, out, 5);
 }
 
-/* cube(engine, cache, key, settings, cubeinfo) -> (code, optimal, no double,
- * double/take, double/pass, precheck win, available, double point, beavers) */
+/* cube(engine, cache, key, settings, cubeinfo) -> (code, optimal, CubeEquities(no
+ * double, double/take, double/pass), precheck win, available, double point,
+ * beavers); a negative code (an error) with None for the rest */
 static PyObject *cube(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
@@ -140,9 +145,21 @@ static PyObject *cube(PyObject *self, PyObject *const *args, Py_ssize_t n)
     Py_BEGIN_ALLOW_THREADS
     code = cube_decide(engine, cache, key, settings, ci, out, probs, pre, info);
     Py_END_ALLOW_THREADS
-    return Py_BuildValue("(idddddddd)", code, (double)out[0], (double)out[1], (double)out[2],
-                         (double)out[3], (double)pre[0], (double)info[0], (double)info[1],
-                         (double)info[2]);
+    if (code < 0)
+        return Py_BuildValue("(iOOOOOO)", code, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None);
+    PyObject *equities = floats(equities_type, equities_alloc, out + 1, 3);
+    PyObject *r = equities ? PyTuple_New(7) : NULL;
+    if (!r) {
+        Py_XDECREF(equities);
+        return NULL;
+    }
+    const double rest[5] = {out[0], pre[0], info[0], info[1], info[2]};
+    PyTuple_SetItem(r, 0, PyLong_FromLong(code));
+    PyTuple_SetItem(r, 1, PyFloat_FromDouble(rest[0]));
+    PyTuple_SetItem(r, 2, equities);
+    for (int i = 1; i < 5; i++)
+        PyTuple_SetItem(r, 2 + i, PyFloat_FromDouble(rest[i]));
+    return r;
 }
 
 /* This thread's output arrays of a search (a search keeps up to MAX_PLAYS). */

@@ -221,14 +221,14 @@ def cube_decision_from_probabilities(
 _new_tuple = tuple.__new__
 
 
-def decision_from_c(code: int, optimal: float, equities: tuple[float, float, float], pre_win: float,
+def decision_from_c(code: int, optimal: float, equities: CubeEquities, pre_win: float,
                     available: float, double_point: float, beavers: float, plies: int) -> CubeDecision:
     """The decision of a C cube call (bg_cube_decide8): the optimal and the no double,
     double/take, double/pass equities; the precheck's win chance; the call's info
     (availability, dead-cube double point, money with beavers, non-zero for yes)."""
     can = available != 0.0
     return _new_tuple(CubeDecision, (
-        code, _new_tuple(CubeEquities, equities), optimal, can,
+        code, equities, optimal, can,
         can and pre_win >= double_point and (code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre_win > 0.001)),
         code not in _PASSES, beavers != 0.0 and code in _BEAVERS, double_point))
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine import _fast
 from engine._core import ffi, lib
+from engine.cube import CubeEquities
 from engine.probabilities import Probabilities
 
 
@@ -25,7 +26,8 @@ def _function(name: str) -> int:
 
 
 _fast.bind(_function("bg_boards8_from_position_ids"), _function("bg_evaluate_many8"),
-           _function("bg_cube_decide8"), _function("bg_best_move8"), Probabilities, ffi.sizeof("bg_move"))
+           _function("bg_cube_decide8"), _function("bg_best_move8"), Probabilities, CubeEquities,
+           ffi.sizeof("bg_move"))
 
 key_from_id = _fast.key_from_id
 evaluate = _fast.evaluate

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple, Union
 
 from engine._core import ffi, lib
 from engine.boards import board_bytes
-from engine.cube import CubeDecision, cube_info, decision_from_c
+from engine.cube import CubeDecision, CubeEquities, cube_info, decision_from_c
 from engine.errors import EngineError
 from engine import native, resign as _resign
 from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
@@ -360,9 +360,9 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
     """
     c = _call_context(engine, level, match, threads, beavers, True)
     key = position._key if type(position) is Position and position._key else board_bytes(position)
-    code, optimal, nd, dt, dp, pre_win, available, double_point, beavering = native.cube(
+    code, optimal, equities, pre_win, available, double_point, beavering = native.cube(
         engine._engine_addr, engine._cache_addr, key, c.c_settings_addr, c.cube_info_addr)
-    return decision_from_c(_check(code), optimal, (nd, dt, dp), pre_win, available, double_point, beavering,
+    return decision_from_c(_check(code), optimal, equities, pre_win, available, double_point, beavering,
                            c.settings.plies)
 
 
@@ -451,7 +451,7 @@ def cube_decisions(engine: Any, positions: Sequence[Any],
     wins = ffi.unpack(pre, 5 * n)[::5]
     infos = ffi.unpack(info, 3 * n)
     plies = settings.plies
-    return [decision_from_c(_check(codes[i]), outs[4 * i], tuple(outs[4 * i + 1:4 * i + 4]), wins[i],
+    return [decision_from_c(_check(codes[i]), outs[4 * i], CubeEquities(*outs[4 * i + 1:4 * i + 4]), wins[i],
                             infos[3 * i], infos[3 * i + 1], infos[3 * i + 2], plies)
             for i in range(n)]
 
