@@ -31,6 +31,24 @@ void bg_escape_tables_init(bg_escape_tables *t)
         t->esc[m] = (unsigned char)n;
         t->esc1[m] = (unsigned char)n1;
     }
+    /* ENTER: pips lost by 1 or 2+ chequers on the bar against the
+     * opponent's made home points (bit i: point i has two or more) */
+    for (int bar = 0; bar < 3; bar++) {
+        for (int m = 0; m < 64; m++) {
+            int loss = 0, two = bar > 1;
+            for (int i = 0; i < 6 && bar; i++) {
+                if (m >> i & 1) {
+                    loss += 4 * (i + 1);
+                    for (int j = i + 1; j < 6; j++)
+                        loss += m >> j & 1 ? 2 * (i + j + 2) : two * 2 * (i + 1);
+                } else if (two) {
+                    for (int j = i + 1; j < 6; j++)
+                        loss += (m >> j & 1) * 2 * (j + 1);
+                }
+            }
+            t->enter_loss[bar][m] = (unsigned short)loss;
+        }
+    }
 }
 
 /* Bitmaps of one side's points 0..24 (its own coordinates). */
@@ -204,6 +222,16 @@ static int msb_or(uint32_t x, int none) { return x ? msb32(x) : none; }
 static const unsigned char POP6[64] = {
     0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
     1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
+
+/* The sum of the positions of the set bits of 6 bits. */
+#define IDX6_(x) (((x) >> 1 & 1) + ((x) >> 2 & 1) * 2 + ((x) >> 3 & 1) * 3 + ((x) >> 4 & 1) * 4 + \
+                  ((x) >> 5 & 1) * 5)
+#define IDX6_4(x) IDX6_(x), IDX6_(x + 1), IDX6_(x + 2), IDX6_(x + 3)
+#define IDX6_16(x) IDX6_4(x), IDX6_4(x + 4), IDX6_4(x + 8), IDX6_4(x + 12)
+static const unsigned char IDX6[64] = {IDX6_16(0), IDX6_16(16), IDX6_16(32), IDX6_16(48)};
+#undef IDX6_16
+#undef IDX6_4
+#undef IDX6_
 
 static int popcount32(uint32_t x)
 {
@@ -478,7 +506,7 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
         uint32_t shared = 0;
 #pragma GCC unroll 6
         for (int d = 0; d < 6; d++) {
-            uint32_t g = (sb->made >> kk[d]) & 1 ? 0 : same[kk[d]];
+            uint32_t g = same[kk[d]] & (((sb->made >> kk[d]) & 1) - 1); /* 0 if made */
             shared |= (uint32_t)(ROLLS_OF[g].lo & ROLLS_OF[g].hi);
         }
         uint32_t lo = ROLLS_OF[dice].lo, hi = ROLLS_OF[dice].hi;
@@ -532,8 +560,17 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
     x[X_P2] = BG_DIVC(n2, 36);
 }
 
-static const int BACKBONE_AC[23] = {11, 11, 11, 11, 11, 11, 11, 6, 5, 4, 3, 2,
-                                    0,  0,  0,  0,  0,  0,  0,  0, 0, 0, 0};
+/* ceil(x / d) for 0 <= x <= 15 * 24 * 24 (chequers times squared pips) and
+ * 1 <= d <= 15 (chequers) by a multiply: with r = ceil(2^18 / d), floor((x
+ * + d - 1) r / 2^18) errs by less than 2^14 / 2^18 = 1/16 above the true
+ * quotient, whose fraction is at most 14/15: exact, and no integer division
+ * (tens of cycles each). */
+static int ceil_div15(int x, int d)
+{
+    static const uint32_t R[16] = {0,     262144, 131072, 87382, 65536, 52429, 43691, 37450,
+                                   32768, 29128,  26215,  23832, 21846, 20165, 18725, 17477};
+    return (int)(((uint32_t)(x + d - 1) * R[d]) >> 18);
+}
 
 /* Fields 3..24 of one extra block: b's features against o (spec 3.4).
  * Returns b's chequer count, bar included (for the men-off fields). */
@@ -553,7 +590,8 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     {
         pt_sums past = sums_above(&pts, opp_back);
         int n = past.l + past.c - opp_back * past.c + (opp_back < 24) * (25 - opp_back) * bar;
-        int at = opp_back >= 0 && opp_back < 24 ? (opp_back + 1) * (int)b[opp_back] : 0;
+        int inside = (unsigned int)opp_back < 24; /* selects below, not branches */
+        int at = inside * (opp_back + 1) * (int)b[inside ? opp_back : 0];
         int p = all.l + all.c - past.l - past.c - at;
         x[X_BREAK_CONTACT] = BG_DIVC(n, 167);
         x[X_FREEPIP] = BG_DIVC(p, 100);
@@ -564,12 +602,12 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     {
         int m = opp_back < 11 ? 11 : opp_back;
         pt_sums out = sums_above(&pts, 5);
+        /* the made points above m (m >= 11) as two 6-bit sets: table
+         * look-ups, no loop of unpredictable length */
         uint32_t kept = sb->made & 0xffffffu & ~((2u << m) - 1);
-        int no = bar + out.c, t = 24 * bar + out.l;
-        for (; kept; kept &= kept - 1) {
-            no -= 2;
-            t -= 2 * __builtin_ctz(kept);
-        }
+        uint32_t k1 = (kept >> 12) & 0x3fu, k2 = kept >> 18;
+        int no = bar + out.c - 2 * (POP6[k1] + POP6[k2]);
+        int t = 24 * bar + out.l - 2 * (IDX6[k1] + 12 * POP6[k1] + IDX6[k2] + 18 * POP6[k2]);
         if (m == 24) { /* no opponent chequers: the loop form counted the bar twice */
             no += bar;
             t += 24 * bar;
@@ -579,7 +617,7 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
          * nothing. */
         for (int i = 5; i > 0; i--) {
             int d = (int)b[i] - 2;
-            d = no + d >= 0 ? d : 0;
+            d &= -(no + d >= 0); /* a select, not a branch */
             t += i * d;
             no += d;
         }
@@ -587,18 +625,14 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     }
     /* BACK_CHEQUER, BACK_ANCHOR, FORWARD_ANCHOR */
     x[X_BACK_CHEQUER] = BG_DIVC(back, 24);
-    int start = back == 24 ? 23 : back;
-    int anchor = start < 0 ? -1 : msb_or(sb->made & ((2u << start) - 1), -1);
+    int start = back - (back == 24);
+    uint32_t below = start < 0 ? 0 : sb->made & ((2u << start) - 1); /* points 0..start */
+    int anchor = msb_or(below, -1);
     x[X_BACK_ANCHOR] = BG_DIVC(anchor, 24);
     {
-        int j = -1;
-        if (anchor >= 18) {
-            uint32_t m = sb->made & ((2u << anchor) - 1) & ~((1u << 18) - 1);
-            if (m)
-                j = __builtin_ctz(m);
-        }
-        if (j < 0)
-            j = msb_or(sb->made & 0x3f000u, -1);
+        /* the lowest made point 18..anchor, else the highest of 12..17 */
+        uint32_t fwd = below & 0xfc0000u;
+        int j = fwd ? __builtin_ctz(fwd) : msb_or(sb->made & 0x3f000u, -1);
         x[X_FORWARD_ANCHOR] = j < 0 ? 2.0f : BG_DIVC(24 - j, 6);
     }
 
@@ -644,53 +678,33 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     {
         int j = all.c + bar, s = all.l + 24 * bar, k = 0;
         if (j > 0) {
-            int mean = (s + j - 1) / j; /* <= 24 */
+            int mean = ceil_div15(s, j); /* <= 24 */
             pt_sums up = sums_above(&pts, mean);
             int j2 = up.c + (mean < 24) * bar;
             k = up.q - 2 * mean * up.l + mean * mean * up.c + (24 - mean) * (24 - mean) * bar;
             if (j2)
-                k = (k + j2 - 1) / j2;
+                k = ceil_div15(k, j2);
         }
         x[X_MOMENT2] = BG_DIVC(k, 400);
     }
     /* ENTER, ENTER2 */
     {
-        int loss = 0;
-        if (b[24]) {
-            int two = b[24] > 1;
-            for (int i = 0; i < 6; i++) {
-                if (o[i] > 1) {
-                    loss += 4 * (i + 1);
-                    for (int j = i + 1; j < 6; j++) {
-                        if (o[j] > 1)
-                            loss += 2 * (i + j + 2);
-                        else if (two)
-                            loss += 2 * (i + 1);
-                    }
-                } else if (two) {
-                    for (int j = i + 1; j < 6; j++)
-                        if (o[j] > 1)
-                            loss += 2 * (j + 1);
-                }
-            }
-        }
+        int loss = tab->enter_loss[b[24] > 2 ? 2 : b[24]][so->made & 0x3fu];
         x[X_ENTER] = BG_DIVC(loss, 294);
         int n = POP6[so->made & 0x3fu];
         x[X_ENTER2] = BG_DIVC(36 - (n - 6) * (n - 6), 36);
     }
     /* BACKBONE: the rearmost made point pa (never updated, gnubg's quirk)
-     * against every made point p below it, down to point 1 */
+     * against every made point j below it, down to point 1, weighing 11 up
+     * to 6 pips away, then 6, 5, 4, 3, 2 at 7..11, 0 further: table
+     * look-ups of the made points shifted so that bit 24 - (pa - j) is j's */
     {
-        int pa = msb_or(sb->made & 0xfffffeu, -1), w = 0, cnt = 0;
-        if (pa > 0) {
-            for (uint32_t m = sb->made & ((1u << pa) - 1) & ~1u; m; m &= m - 1) {
-                w += BACKBONE_AC[pa - __builtin_ctz(m)];
-                cnt++;
-            }
-        }
+        int pa = msb_or(sb->made & 0xfffffeu, 0);
+        uint32_t m = sb->made & ((1u << pa) - 1) & ~1u, y = m << (24 - pa);
+        int w = 11 * POP6[(y >> 18) & 0x3fu] + IDX6[(y >> 13) & 0x1fu] + 2 * POP6[(y >> 13) & 0x1fu];
         /* 1 - w / (11 tot), in the reference build's order: (w * (1/11)) / tot */
-        int tot = cnt * (pa > 0 ? (int)b[pa] : 0);
-        w *= pa > 0 ? (int)b[pa] : 0;
+        int tot = popcount32(m) * (int)b[pa];
+        w *= (int)b[pa];
         x[X_BACKBONE] = tot ? 1.0f - BG_DIVC(w, 11) / (float)tot : 0.0f;
     }
     /* BACKG, BACKG1 */
@@ -698,8 +712,9 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         int nac = POP6[(sb->made >> 18) & 0x3fu], tot = 0;
         for (int i = 18; i < 25; i++)
             tot += (int)b[i];
-        x[X_BACKG] = nac > 1 ? BG_DIVC(tot - 3, 4) : 0.0f;
-        x[X_BACKG1] = nac == 1 ? BG_DIVC(tot, 8) : 0.0f;
+        /* integer selects (0 gives +0.0f): no branch */
+        x[X_BACKG] = BG_DIVC(nac > 1 ? tot - 3 : 0, 4);
+        x[X_BACKG1] = BG_DIVC(nac == 1 ? tot : 0, 8);
     }
     return all.c + bar;
 }

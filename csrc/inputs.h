@@ -46,10 +46,12 @@ static inline uint32_t bg_occupied(const unsigned int *s)
 #define BG_N_RACE_INPUTS 214
 #define BG_N_CONTACT_INPUTS 250
 
-/* Escape tables (spec 3.4), built once per engine. */
+/* Escape tables (spec 3.4), built once per engine, and ENTER's pips lost
+ * by bar chequers (0, 1, 2 or more) per set of made opponent home points. */
 typedef struct {
     unsigned char esc[4096];
     unsigned char esc1[4096];
+    unsigned short enter_loss[3][64];
 } bg_escape_tables;
 
 /* Sparse inputs: the non-zero inputs of a net, indices ascending (the
