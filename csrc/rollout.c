@@ -171,7 +171,7 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long t
     bg_dice_rng_seed(&rng, s->rng, s->seed + 256u * (unsigned int)trial);
     float luck[NOUT] = {0};
     int limit = s->truncate > 0 ? s->truncate : INT_MAX;
-    int ply = 0, rc = 0, last_plies = 0;
+    int ply = 0, rc = 0;
     for (; ply < limit; ply++) {
         int me = ci.move, late = s->late_ply >= 0 && ply >= s->late_ply;
         const bg_search_settings *chequer = late ? &s->chequer_late[me] : &s->chequer[me];
@@ -231,23 +231,18 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long t
             break;
         }
         /* 7: the other side on roll */
-        last_plies = chequer->plies;
         memcpy(b, nb, sizeof b);
         ci.move = !me;
     }
     if (ply == limit && s->truncate > 0) {
-        /* played `truncate` half-moves: evaluate with the side on roll then.
-         * The package's value here is mostly its cache's: the last play's
-         * search has just evaluated this position with that context's cube
-         * efficiencies (2+ plies: the high set), and the truncation reads it
-         * back; on a miss it computes its own 0-ply value. We take the high
-         * set after a 2+ ply play (found by matching truncated World class
-         * rollouts; gnubg's result moves with its cache size, e.g. 0.4326
-         * with 2^19 entries and 0.4254 with 4096, where this gives 0.4328) */
-        bg_search_settings trunc = s->cube_trunc;
-        if (trunc.efficiency_set == 1 && last_plies >= 2)
-            trunc.efficiency_set = 0;
-        if ((rc = evaluate7(R, b, &ci, &trunc, s->cubeful, NULL, 0, res)))
+        /* played `truncate` half-moves: evaluate with the side on roll then,
+         * with the truncation context as it is (its own cube efficiencies).
+         * gnubg computes the same when its cache has no entry for the
+         * position; with a cache it often reads back the 0-ply value an
+         * earlier 2+ ply search stored with the 2+ ply efficiencies (the key
+         * leaves them out), so its result depends on the cache's size and
+         * history (tests/test_rollout_truncation.py). */
+        if ((rc = evaluate7(R, b, &ci, &s->cube_trunc, s->cubeful, NULL, 0, res)))
             return rc;
     }
     if (ply & 1)

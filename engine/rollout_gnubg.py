@@ -6,7 +6,11 @@ The package never prints rollout results (its ``fShowProgress`` is 0), so the
 flag is switched on through ctypes and the printed final block is parsed (6
 digits, probabilities as fractions). Every rollout starts with an emptied
 evaluation cache: gnubg's cache can keep values stored from another path,
-which would make its numbers depend on what ran before (spec 9.3).
+which would make its numbers depend on what ran before (spec 9.3). Its key
+leaves out the cube efficiencies, which gnubg 1.1 chooses by the depth of a
+context, so a value stored by a 2-ply search can come back where a 0-ply one
+was asked for (a truncated rollout after World class plays): parity runs
+without a cache (``cache=0``), the speed benchmark with gnubg's default.
 """
 
 from __future__ import annotations
@@ -122,13 +126,18 @@ class GnubgResult:
     trials: int
 
 
-def _empty_cache() -> None:
-    command("set cache 131072")
-    command("set cache 524288")
+DEFAULT_CACHE = 524288  # gnubg's default number of cache entries (spec 7)
 
 
-def rollout(job: RolloutJob) -> list[GnubgResult]:
-    """gnubg's rollout of the job (one thread, emptied cache)."""
+def _empty_cache(entries: int) -> None:
+    command("set cache 0")  # frees every entry
+    if entries:
+        command(f"set cache {entries}")
+
+
+def rollout(job: RolloutJob, cache: int = DEFAULT_CACHE) -> list[GnubgResult]:
+    """gnubg's rollout of the job (one thread, an emptied cache of ``cache``
+    entries; 0: no cache, every value computed afresh)."""
     g = _gnubg()
     match_id = job.match_id or job.match.match_id()  # money: player 0 on roll, as ours
     captured(g.setgnubgid, f"{job.position_id}:{match_id}")
@@ -148,7 +157,7 @@ def rollout(job: RolloutJob) -> list[GnubgResult]:
                 str(index[pos.play(Move.parse(m))]) for m in job.candidates)
         except KeyError as exc:
             raise RuntimeError(f"gnubg's hint list has no play {exc}:\n{hint}") from None
-    _empty_cache()
+    _empty_cache(cache)
     text = command(action)
     final = text[text.rfind("Rollout done"):]
     values, errors = _VALUES.findall(final), _ERRORS.findall(final)

@@ -5,9 +5,10 @@ contact, race, bear-off, a chequer on the bar; rollouts of the position, of
 the best plays of a roll and of the cube decision; money and 5-point match
 scores; truncated or not; variance reduction on and off; Expert, noisy
 levels with the package's centred noise, World class), rolls each out
-with our engine and with gnubg (same settings and seed, one thread, emptied
-cache) and prints, per case, the largest difference in units of the combined
-standard error. The bar: every equity and probability within 3 combined
+with our engine and with gnubg (same settings and seed, one thread, no
+evaluation cache: tests/test_rollout_truncation.py says why) and prints,
+per case, the largest difference in units of the combined standard error.
+The bar: every equity and probability within 3 combined
 standard errors, and within 1e-6 (gnubg prints 6 digits) without variance
 reduction, where both play the same games with the same evaluator.
 
@@ -148,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261126)
     ap.add_argument("--trials", type=int, default=72)
     ap.add_argument("--only", default="", help="comma-separated case numbers (0-based) to run, e.g. 21,29")
+    ap.add_argument("--gnubg-cache", type=int, default=0,
+                    help=f"entries of gnubg's evaluation cache (default 0: none; gnubg's own default "
+                         f"{rollout_gnubg.DEFAULT_CACHE})")
     args = ap.parse_args(argv)
     engine = Engine()
     cases = make_cases(engine, args.seed, args.cases, args.trials)
@@ -158,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'probabilities: |diff|':>21} {'used':>5}")
     for name, job in cases:
         ours = run(engine, job, threads=1)
-        theirs = rollout_gnubg.rollout(job)
+        theirs = rollout_gnubg.rollout(job, args.gnubg_cache)
         exact = not job.settings.variance_reduction
         eq = compare(ours, theirs, exact)
         pr = compare(ours, theirs, exact, equities=False)
