@@ -59,7 +59,8 @@ static int evaluate7(const roller *R, const bg_board b, const bg_cubeinfo *ci,
                      const bg_search_settings *s, int cubeful, const float *known, int known_cls,
                      float out[NOUT])
 {
-    if (s->plies == 0) {
+    /* a noisy context (a noisy truncation level) goes through the search, which adds the noise */
+    if (s->plies == 0 && s->noise == 0.0f) {
         int cls = known_cls;
         if (known)
             memcpy(out, known, 5 * sizeof(float));

@@ -47,3 +47,19 @@ def test_gnubgs_truncated_value_depends_on_its_cache(job):
     cached = rollout_gnubg.rollout(j)[0].means  # the default 2^19 entries
     assert cached[5] == fresh[5]  # the same games: the cubeless equity agrees
     assert abs(cached[6] - fresh[6]) > 1e-3  # the cubeful truncation values do not
+
+
+def test_noisy_truncation_level_equals_gnubg():
+    pytest.importorskip("gnubg")
+    from engine import rollout_gnubg
+    from engine.levels import level
+    from engine.position import Position
+    from engine.rollout import RolloutJob, RolloutSettings
+
+    # the truncation point is evaluated with the truncation context's noise, as gnubg does
+    engine = Engine()
+    s = RolloutSettings(trials=36, seed=5, variance_reduction=False, truncate=3,
+                        truncation_level=level("beginner", flavour="gnubg-1.1"))
+    job = RolloutJob.of(Position.from_position_id("8ewOBgDYjvCACQ"), None, None, s)
+    agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job, cache=0), exact=True)
+    assert agreement.ok, agreement
