@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inputs.h"
 #include "movegen.h"
 #include "position.h"
 
@@ -62,6 +63,20 @@ static int step_legal(const bg_board b, int from, int die)
     return BG_OK;
 }
 
+/* Moves a chequer from -> to (BG_OFF: borne off), a legal step; returns 1 if it hit. */
+static int apply_step(bg_board b, int from, int to)
+{
+    b[1][from]--;
+    if (to < 0)
+        return 0;
+    b[1][to]++;
+    if (b[0][23 - to] != 1)
+        return 0;
+    b[0][23 - to] = 0;
+    b[0][BG_BAR]++;
+    return 1;
+}
+
 int movegen_step(bg_board b, int from, int die, int *hit)
 {
     if (from < 0 || from > 24 || die < 1 || die > 6)
@@ -69,17 +84,7 @@ int movegen_step(bg_board b, int from, int die, int *hit)
     int rc = step_legal(b, from, die);
     if (rc != BG_OK)
         return rc;
-    int to = destination(from, die);
-    b[1][from]--;
-    *hit = 0;
-    if (to >= 0) {
-        b[1][to]++;
-        if (b[0][23 - to] == 1) {
-            b[0][23 - to] = 0;
-            b[0][BG_BAR]++;
-            *hit = 1;
-        }
-    }
+    *hit = apply_step(b, from, destination(from, die));
     return BG_OK;
 }
 
@@ -161,23 +166,29 @@ static void record(gen_state *st, const bg_board b, uint64_t h, const bg_move *m
         table_grow(st); /* keeps the load at most one half */
 }
 
-/* Depth-first over the remaining dice. For doubles, sources never increase,
- * which visits each set of steps once and still reaches every position.
- * h: the hash of b. */
+/* Depth-first over the remaining dice, sources from the highest down. For
+ * doubles, sources never increase, which visits each set of steps once and
+ * still reaches every position. h: the hash of b. The legality test is
+ * step_legal's, read from the mover's occupied points. */
 static void search(gen_state *st, bg_board b, uint64_t h, const int *dice, int n_dice,
                    int depth, int max_from, bg_move *m)
 {
     int moved = 0;
     if (depth < n_dice) {
         int die = dice[depth];
-        for (int from = max_from; from >= 0; from--) {
-            if (!b[1][from] || step_legal(b, from, die) != BG_OK)
-                continue;
-            int to = destination(from, die);
+        uint32_t occ = bg_occupied(b[1]);
+        /* entering: only the bar may move */
+        uint32_t c = occ >> BG_BAR & 1 ? 1u << BG_BAR : occ & ((2u << max_from) - 1);
+        while (c) {
+            int from = 31 - __builtin_clz(c), to = from - die;
+            c &= ~(1u << from);
+            if (to >= 0 ? b[0][23 - to] >= 2
+                        : occ >> 6 || (to < -1 && 31 - __builtin_clz(occ) > from))
+                continue; /* blocked; a bear-off before all are home, or past a higher chequer */
+            to = destination(from, die);
             bg_board next;
             memcpy(next, b, sizeof(bg_board));
-            int hit;
-            movegen_step(next, from, die, &hit);
+            int hit = apply_step(next, from, to);
             uint64_t nh = h - WEIGHT[1][from];
             if (to >= 0)
                 nh += WEIGHT[1][to];
@@ -190,8 +201,6 @@ static void search(gen_state *st, bg_board b, uint64_t h, const int *dice, int n
             int next_max = dice[0] == dice[1] ? from : 24;
             search(st, next, nh, dice, n_dice, depth + 1, next_max, m);
             moved = 1;
-            if (b[1][BG_BAR] && from == BG_BAR)
-                break; /* entering: only the bar may move */
         }
     }
     if (!moved) {
