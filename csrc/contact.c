@@ -63,21 +63,20 @@ static inline side_bits side_bits_of(const unsigned int *b)
 {
     side_bits s = {0, 0, 0, 0};
 #if defined(__SSE2__)
-    __m128i lo, hi;
-    bg_pack_points(b, &lo, &hi);
+    /* points 0..24 as bytes, the bar in byte 24 (no branches on it) */
+    const __m128i *p = (const __m128i *)b;
+    __m128i lo = _mm_packs_epi16(_mm_packs_epi32(_mm_loadu_si128(p), _mm_loadu_si128(p + 1)),
+                                 _mm_packs_epi32(_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)));
+    __m128i hi = _mm_packs_epi16(_mm_packs_epi32(_mm_loadu_si128(p + 4), _mm_loadu_si128(p + 5)),
+                                 _mm_cvtsi32_si128((int)b[24]));
     const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
 #define BYTE_MASK(cmp, k) \
     ((uint32_t)_mm_movemask_epi8(cmp(lo, k)) | (uint32_t)_mm_movemask_epi8(cmp(hi, k)) << 16)
-    s.occ = ~BYTE_MASK(_mm_cmpeq_epi8, zero) & 0xffffffu;
-    s.blot = BYTE_MASK(_mm_cmpeq_epi8, one) & 0xffffffu;
-    s.two = BYTE_MASK(_mm_cmpeq_epi8, two) & 0xffffffu;
-    s.made = BYTE_MASK(_mm_cmpgt_epi8, one) & 0xffffffu;
+    s.occ = ~BYTE_MASK(_mm_cmpeq_epi8, zero) & 0x1ffffffu;
+    s.blot = BYTE_MASK(_mm_cmpeq_epi8, one);
+    s.two = BYTE_MASK(_mm_cmpeq_epi8, two);
+    s.made = BYTE_MASK(_mm_cmpgt_epi8, one);
 #undef BYTE_MASK
-    unsigned int n = b[24];
-    s.occ |= (uint32_t)(n != 0) << 24;
-    s.blot |= (uint32_t)(n == 1) << 24;
-    s.two |= (uint32_t)(n == 2) << 24;
-    s.made |= (uint32_t)(n >= 2) << 24;
 #else
     for (int i = 0; i < 25; i++) {
         unsigned int n = b[i];
@@ -216,7 +215,9 @@ _Static_assert(X_COUNT == BG_N_CONTACT_EXTRAS, "contact.h counts the fields");
 static int msb32(uint32_t x) { return 31 - __builtin_clz(x); }
 
 /* Highest set bit, or none when x == 0. */
-static int msb_or(uint32_t x, int none) { return x ? msb32(x) : none; }
+/* Highest set bit, or -1 when x == 0: with no test of x (a branch on
+ * unpredictable bitmaps). */
+static int msb_or_neg(uint32_t x) { return 62 - __builtin_clzll((uint64_t)x << 1 | 1u); }
 
 /* Popcount of 6 bits (no POPCNT instruction in baseline x86-64). */
 static const unsigned char POP6[64] = {
@@ -445,7 +446,7 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
      * Hitter j hits target p = j - d; an intermediate k of a way lands on
      * p + k = j - (d - k): blocked when bit j of B << (d - k) is set. */
     uint64_t blots = flip24(so->blot);
-    uint64_t T = blots & (~0ULL << (nboard > 2 ? 0 : 2));
+    uint64_t T = blots & (~0ULL << 2 * (nboard <= 2));
     uint64_t B = flip24(so->made);
     uint64_t H = sb->occ & ~(sb->two & 0x3fu); /* bits 0..24, so hit[] fits 25 bits */
     if (!T || !H) {
@@ -578,8 +579,8 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
                            const unsigned int *o, const side_bits *sb, const side_bits *so,
                            float *x)
 {
-    int opp_back = 23 - msb_or(so->occ, -1); /* nOppBack: -1 when on the bar */
-    int back = msb_or(sb->occ, -1);
+    int opp_back = 23 - msb_or_neg(so->occ); /* nOppBack: -1 when on the bar */
+    int back = msb_or_neg(sb->occ);
 
     side_pts pts = side_pts_of(b);
     pt_sums all = sums_above(&pts, -1);
@@ -591,7 +592,7 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         pt_sums past = sums_above(&pts, opp_back);
         int n = past.l + past.c - opp_back * past.c + (opp_back < 24) * (25 - opp_back) * bar;
         int inside = (unsigned int)opp_back < 24; /* selects below, not branches */
-        int at = inside * (opp_back + 1) * (int)b[inside ? opp_back : 0];
+        int at = inside * (opp_back + 1) * (int)b[opp_back & -inside];
         int p = all.l + all.c - past.l - past.c - at;
         x[X_BREAK_CONTACT] = BG_DIVC(n, 167);
         x[X_FREEPIP] = BG_DIVC(p, 100);
@@ -627,13 +628,15 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
     x[X_BACK_CHEQUER] = BG_DIVC(back, 24);
     int start = back - (back == 24);
     uint32_t below = start < 0 ? 0 : sb->made & ((2u << start) - 1); /* points 0..start */
-    int anchor = msb_or(below, -1);
+    int anchor = msb_or_neg(below);
     x[X_BACK_ANCHOR] = BG_DIVC(anchor, 24);
     {
-        /* the lowest made point 18..anchor, else the highest of 12..17 */
+        /* the lowest made point 18..anchor, else the highest of 12..17:
+         * the former's bit alone outranks the latter's */
         uint32_t fwd = below & 0xfc0000u;
-        int j = fwd ? __builtin_ctz(fwd) : msb_or(sb->made & 0x3f000u, -1);
-        x[X_FORWARD_ANCHOR] = j < 0 ? 2.0f : BG_DIVC(24 - j, 6);
+        int j = msb_or_neg((fwd & -fwd) | (sb->made & 0x3f000u));
+        /* none: 2, which is BG_DIVC(24 - 12, 6) to the bit */
+        x[X_FORWARD_ANCHOR] = BG_DIVC(24 - j - 13 * (int)((unsigned int)j >> 31), 6);
     }
 
     hit_features(b, o, sb, so, x);
@@ -699,7 +702,7 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
      * to 6 pips away, then 6, 5, 4, 3, 2 at 7..11, 0 further: table
      * look-ups of the made points shifted so that bit 24 - (pa - j) is j's */
     {
-        int pa = msb_or(sb->made & 0xfffffeu, 0);
+        int pa = msb32((sb->made & 0xfffffeu) | 1u); /* 0 for none */
         uint32_t m = sb->made & ((1u << pa) - 1) & ~1u, y = m << (24 - pa);
         int w = 11 * POP6[(y >> 18) & 0x3fu] + IDX6[(y >> 13) & 0x1fu] + 2 * POP6[(y >> 13) & 0x1fu];
         /* 1 - w / (11 tot), in the reference build's order: (w * (1/11)) / tot */
@@ -713,8 +716,8 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         for (int i = 18; i < 25; i++)
             tot += (int)b[i];
         /* integer selects (0 gives +0.0f): no branch */
-        x[X_BACKG] = BG_DIVC(nac > 1 ? tot - 3 : 0, 4);
-        x[X_BACKG1] = BG_DIVC(nac == 1 ? tot : 0, 8);
+        x[X_BACKG] = BG_DIVC((tot - 3) & -(nac > 1), 4);
+        x[X_BACKG1] = BG_DIVC(tot & -(nac == 1), 8);
     }
     return all.c + bar;
 }
