@@ -56,11 +56,22 @@ static int cmp_general(const void *x, const void *y)
 }
 
 /* Puts the first k candidates of the cmp_general order in place (a strict
- * total order, so the prefix is unique): few by selection, else all by sort. */
+ * total order, so the prefix is unique): few by selection, else all by sort
+ * (insertion for short lists, cheaper there than the library's merge sort). */
 static void rank_first(cand *cs, int n, int k)
 {
-    if (k >= 8 || k >= n) {
+    if ((k >= 8 || k >= n) && n > 32) {
         qsort(cs, (size_t)n, sizeof(cand), cmp_general);
+        return;
+    }
+    if (k >= 8 || k >= n) {
+        for (int i = 1; i < n; i++) {
+            cand t = cs[i];
+            int j = i;
+            for (; j > 0 && cmp_general(&t, &cs[j - 1]) < 0; j--)
+                cs[j] = cs[j - 1];
+            cs[j] = t;
+        }
         return;
     }
     for (int i = 0; i < k; i++) {
