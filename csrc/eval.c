@@ -317,57 +317,71 @@ void bg_cache_clear(bg_cache *c)
     }
 }
 
-/* The key of b; -1 if a point holds more than 15 chequers. (This and the slot
- * helpers are forced inline: they run for every candidate of every node.) */
-static inline __attribute__((always_inline)) int board_key(const bg_board b, uint32_t key[KEY_WORDS])
+/* The key hash: 64-bit words of the key (the last one short) mixed in turn. */
+static inline uint64_t hash_step(uint64_t h, uint64_t v)
+{
+    h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+    return h ^ h >> 29;
+}
+
+static inline uint32_t hash_final(uint64_t h)
+{
+    h *= 0xff51afd7ed558ccdULL;
+    return (uint32_t)(h ^ h >> 33);
+}
+
+/* The key of b and its hash; -1 if a point holds more than 15 chequers.
+ * (Forced inline: it runs for every candidate of every node.) */
+static inline __attribute__((always_inline)) int board_key(const bg_board b, uint32_t key[KEY_WORDS],
+                                                           uint32_t *hash)
 {
     const unsigned int *c = &b[0][0]; /* the 50 counts */
-    unsigned int any = 0;
-    for (int i = 0; i < 50; i++)
-        any |= c[i];
-    if (any > 15)
-        return -1;
-    unsigned char nib[28] = {0};
 #if defined(__SSE2__)
-    /* counts -> bytes, then byte pairs -> one byte lo | hi << 4 */
+    /* counts -> bytes, then byte pairs -> one byte lo | hi << 4; the hash
+     * from the registers (reading the key back stalled on its stores) */
     const __m128i *p = (const __m128i *)c;
+    __m128i any = _mm_cvtsi32_si128((int)(c[48] | c[49]));
     __m128i w[6];
-    for (int k = 0; k < 6; k++)
-        w[k] = _mm_packs_epi32(_mm_loadu_si128(p + 2 * k), _mm_loadu_si128(p + 2 * k + 1));
+    for (int k = 0; k < 6; k++) {
+        __m128i a = _mm_loadu_si128(p + 2 * k), b2 = _mm_loadu_si128(p + 2 * k + 1);
+        any = _mm_or_si128(any, _mm_or_si128(a, b2));
+        w[k] = _mm_packs_epi32(a, b2);
+    }
+    any = _mm_or_si128(any, _mm_shuffle_epi32(any, _MM_SHUFFLE(1, 0, 3, 2)));
+    any = _mm_or_si128(any, _mm_shuffle_epi32(any, _MM_SHUFFLE(2, 3, 0, 1)));
+    if ((uint32_t)_mm_cvtsi128_si32(any) > 15)
+        return -1;
     const __m128i low = _mm_set1_epi16(0xff), high = _mm_set1_epi16(0xf0);
     __m128i n[3];
     for (int k = 0; k < 3; k++) {
         __m128i x = _mm_packus_epi16(w[2 * k], w[2 * k + 1]); /* counts 16k..16k+15 */
         n[k] = _mm_or_si128(_mm_and_si128(x, low), _mm_and_si128(_mm_srli_epi16(x, 4), high));
     }
-    _mm_storeu_si128((__m128i *)nib, _mm_packus_epi16(n[0], n[1]));
-    _mm_storel_epi64((__m128i *)(nib + 16), _mm_packus_epi16(n[2], n[2]));
-    nib[24] = (unsigned char)(c[48] | c[49] << 4);
+    __m128i k03 = _mm_packus_epi16(n[0], n[1]), k45 = _mm_packus_epi16(n[2], n[2]);
+    uint32_t last = c[48] | c[49] << 4;
+    _mm_storeu_si128((__m128i *)key, k03);
+    _mm_storel_epi64((__m128i *)(key + 4), k45);
+    key[6] = last;
+    uint64_t h = hash_step(0, (uint64_t)_mm_cvtsi128_si64(k03));
+    h = hash_step(h, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(k03, k03)));
+    h = hash_step(h, (uint64_t)_mm_cvtsi128_si64(k45));
+    *hash = hash_final(hash_step(h, last));
 #else
+    unsigned int any = 0;
+    for (int i = 0; i < 50; i++)
+        any |= c[i];
+    if (any > 15)
+        return -1;
+    unsigned char nib[28] = {0};
     for (int i = 0; i < 50; i++)
         nib[i / 2] |= (unsigned char)(c[i] << (4 * (i & 1)));
-#endif
     memcpy(key, nib, sizeof nib);
-    return 0;
-}
-
-static uint32_t key_hash(const uint32_t key[KEY_WORDS])
-{
     uint64_t h = 0;
-    for (int k = 0; k < KEY_WORDS; k += 2) {
-        uint64_t v = key[k] | (k + 1 < KEY_WORDS ? (uint64_t)key[k + 1] << 32 : 0);
-        h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
-        h ^= h >> 29;
-    }
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return (uint32_t)h;
-}
-
-/* The slot of a key. */
-static cache_slot *slot_of(const bg_cache *c, const uint32_t key[KEY_WORDS])
-{
-    return &c->slots[key_hash(key) & c->mask];
+    for (int k = 0; k < KEY_WORDS; k += 2)
+        h = hash_step(h, key[k] | (k + 1 < KEY_WORDS ? (uint64_t)key[k + 1] << 32 : 0));
+    *hash = hash_final(h);
+#endif
+    return 0;
 }
 
 /* The cached outputs of key in s: the class, or -1 on a miss. */
@@ -427,7 +441,8 @@ void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, con
         /* every slot is requested before the first is read: the misses overlap */
         for (int j = 0; j < n; j++) {
             board[j] = b[pick ? pick[j0 + j] : j0 + j];
-            slot[j] = cache && !board_key(board[j], key[j]) ? slot_of(cache, key[j]) : NULL;
+            uint32_t h;
+            slot[j] = cache && !board_key(board[j], key[j], &h) ? &cache->slots[h & cache->mask] : NULL;
             if (slot[j])
                 __builtin_prefetch(slot[j]);
         }
