@@ -55,8 +55,10 @@ def apply_noise(outputs: Sequence[float], board: Board, position_class: int, set
                 *, engine: Any = None, rng: NoiseRng | None = None, cubeful: bool = False) -> list[float]:
     """Leaf outputs with ``settings``' noise as gnubg applies it.
 
-    ``outputs`` must be the raw net outputs (before the sanity check), which is
-    re-run after the noise when ``engine`` (a ``bg_engine *``) is given.
+    ``outputs`` are what gnubg adds the noise to: the raw net outputs for a
+    cubeless evaluation, the sanity-checked ones for a cubeful one (``cubeful``);
+    the sanity check is re-run after the noise when ``engine`` (a ``bg_engine *``)
+    is given.
     """
     out = ffi.new("float[5]", list(outputs))
     if not settings.deterministic and rng is None:
