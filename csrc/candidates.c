@@ -101,9 +101,10 @@ static void score_moves0(search_context *cx, const bg_board *res, cand **list, i
         bg_board nb[CHUNK];
         float p[CHUNK][5];
         int cls[CHUNK];
-        for (int j = 0; j < k; j++) {
-            memcpy(nb[j], res[list[t0 + j]->idx], sizeof(bg_board));
-            board_swap(nb[j]);
+        for (int j = 0; j < k; j++) { /* swapped copies: the opponent on roll */
+            const unsigned int(*r)[25] = res[list[t0 + j]->idx];
+            memcpy(nb[j][0], r[1], sizeof nb[j][0]);
+            memcpy(nb[j][1], r[0], sizeof nb[j][1]);
         }
         search_leaf_probs_many(w, (const bg_board *)nb, NULL, k, -1, p, cls);
         for (int j = 0; j < k; j++) {

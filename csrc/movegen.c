@@ -77,6 +77,18 @@ static int apply_step(bg_board b, int from, int to)
     return 1;
 }
 
+static void undo_step(bg_board b, int from, int to, int hit)
+{
+    b[1][from]++;
+    if (to < 0)
+        return;
+    b[1][to]--;
+    if (hit) {
+        b[0][23 - to] = 1;
+        b[0][BG_BAR]--;
+    }
+}
+
 int movegen_step(bg_board b, int from, int die, int *hit)
 {
     if (from < 0 || from > 24 || die < 1 || die > 6)
@@ -186,9 +198,7 @@ static void search(gen_state *st, bg_board b, uint64_t h, const int *dice, int n
                         : occ >> 6 || (to < -1 && 31 - __builtin_clz(occ) > from))
                 continue; /* blocked; a bear-off before all are home, or past a higher chequer */
             to = destination(from, die);
-            bg_board next;
-            memcpy(next, b, sizeof(bg_board));
-            int hit = apply_step(next, from, to);
+            int hit = apply_step(b, from, to); /* undone below: no copy per step */
             uint64_t nh = h - WEIGHT[1][from];
             if (to >= 0)
                 nh += WEIGHT[1][to];
@@ -199,7 +209,8 @@ static void search(gen_state *st, bg_board b, uint64_t h, const int *dice, int n
             m->hit[depth] = (unsigned char)hit;
             m->n_steps = (unsigned char)(depth + 1);
             int next_max = dice[0] == dice[1] ? from : 24;
-            search(st, next, nh, dice, n_dice, depth + 1, next_max, m);
+            search(st, b, nh, dice, n_dice, depth + 1, next_max, m);
+            undo_step(b, from, to, hit);
             moved = 1;
         }
     }
