@@ -317,23 +317,23 @@ __attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
     __m512 a = _mm512_abs_ps(z);
     __m512 x1 = _mm512_mul_ps(ten, a);
     __m512i i = _mm512_cvttps_epi32(_mm512_min_ps(x1, _mm512_set1_ps(99.0f)));
-    /* table lookup by register permutes (cheaper than a gather): i < 100 */
+    /* table lookup by register permutes (cheaper than a gather): i < 100,
+     * bits 5 and 6 of i pick the 32-entry quarter */
     const float *t = bg_sigmoid_exp_table;
-    __m512 e = _mm512_permutex2var_ps(_mm512_loadu_ps(t), i, _mm512_loadu_ps(t + 16));
-    e = _mm512_mask_mov_ps(e, _mm512_cmpge_epi32_mask(i, _mm512_set1_epi32(32)),
-                           _mm512_permutex2var_ps(_mm512_loadu_ps(t + 32), i, _mm512_loadu_ps(t + 48)));
-    e = _mm512_mask_mov_ps(e, _mm512_cmpge_epi32_mask(i, _mm512_set1_epi32(64)),
-                           _mm512_permutex2var_ps(_mm512_loadu_ps(t + 64), i, _mm512_loadu_ps(t + 80)));
-    e = _mm512_mask_mov_ps(e, _mm512_cmpge_epi32_mask(i, _mm512_set1_epi32(96)),
-                           _mm512_permutexvar_ps(i, _mm512_maskz_loadu_ps(0x1f, t + 96)));
+    __m512 e01 = _mm512_mask_mov_ps(
+        _mm512_permutex2var_ps(_mm512_loadu_ps(t), i, _mm512_loadu_ps(t + 16)),
+        _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
+        _mm512_permutex2var_ps(_mm512_loadu_ps(t + 32), i, _mm512_loadu_ps(t + 48)));
+    __m512 e23 = _mm512_mask_mov_ps(
+        _mm512_permutex2var_ps(_mm512_loadu_ps(t + 64), i, _mm512_loadu_ps(t + 80)),
+        _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
+        _mm512_permutexvar_ps(i, _mm512_maskz_loadu_ps(0x1f, t + 96)));
+    __m512 e = _mm512_mask_mov_ps(e01, _mm512_test_epi32_mask(i, _mm512_set1_epi32(64)), e23);
     __m512 d = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(10), i)), x1);
     __m512 c = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_mul_ps(e, d)));
-    __m512 s = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), c,
-                                    _mm512_sub_ps(one, c));
-    s = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, ten, _CMP_GE_OQ), s, _mm512_set1_ps(SIG_HIGH));
-    s = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, _mm512_set1_ps(-10.0f), _CMP_LE_OQ), s,
-                             _mm512_set1_ps(SIG_LOW));
-    return s;
+    /* |z| >= 10: SIG_HIGH, whose 1 - SIG_HIGH is SIG_LOW to the bit */
+    c = _mm512_mask_mov_ps(c, _mm512_cmp_ps_mask(a, ten, _CMP_GE_OQ), _mm512_set1_ps(SIG_HIGH));
+    return _mm512_mask_sub_ps(c, _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), one, c);
 }
 
 /* The output layer's four partial sums of every output at once: lane 4o+L
