@@ -201,8 +201,7 @@ static PyObject *best(PyObject *self, PyObject *const *args, Py_ssize_t n)
     void *settings = address(args[5]), *ci = address(args[6]);
     if (!key || PyErr_Occurred())
         return NULL;
-    if (limit < 1 || limit > MAX_PLAYS)
-        return PyErr_Format(PyExc_ValueError, "limit must be 1..%d", MAX_PLAYS);
+    limit = limit < 1 ? 1 : limit > MAX_PLAYS ? MAX_PLAYS : limit; /* the ranked list kept */
     search_out *s = thread_scratch();
     if (!s)
         return PyErr_NoMemory();

@@ -54,6 +54,7 @@ from engine.probabilities import Probabilities
 LevelLike = Union[str, Level, EvalSettings]
 
 _MAX_MOVES = 4096
+_new = object.__new__
 _ERRORS = {-1: "a side has more than 15 chequers", -2: "dice must be 1..6",
            -3: "bad evaluation settings", -4: "out of memory in the search"}
 
@@ -313,13 +314,16 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
     """
     c = _call_context(engine, level, match, threads, True, False)
     d1, d2 = dice
-    limit = max(1, min(int(max_candidates), _MAX_MOVES))
     key = position._key if type(position) is Position and position._key else board_bytes(position)
     n, blob = native.best(engine._engine_addr, engine._cache_addr, key, d1, d2, c.c_settings_addr,
-                          c.cube_info_addr, limit)
-    if _check(n) == 0:
+                          c.cube_info_addr, max_candidates if type(max_candidates) is int else int(max_candidates))
+    if n <= 0:
+        _check(n)
         return MoveDecision(Move(), c.level.name, c.settings, None)
-    return MoveDecision(move_from_c(blob), c.level.name, c.settings, blob, n)
+    d = _new(MoveDecision)  # the fields set directly: __init__'s call is a tenth of a 0-ply decision's Python
+    d.move, d.level, d.settings = move_from_c(blob), c.level.name, c.settings
+    d._blob, d._count, d._candidates = blob, n, None
+    return d
 
 
 # ---- evaluation and cube ------------------------------------------------------------------------
