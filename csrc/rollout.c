@@ -116,38 +116,53 @@ static int is_take(int code)
 
 static int is_pass(int code) { return code == BG_CUBE_DOUBLE_PASS || code == BG_CUBE_REDOUBLE_PASS; }
 
-/* Variance reduction at one ply (spec 4): adds this ply's luck and returns the
- * 0-ply play of the roll that came (swapped) in chosen. */
-static int luck_of_ply(const roller *R, const bg_board b, const bg_cubeinfo *ci, int ply, int c0,
-                       const int d[2], float luck[NOUT], bg_board chosen)
+/* The index of roll a-c (a >= c) in gnubg's order: 1-1, 2-1, 2-2, 3-1, ... */
+static int roll_index(int a, int c) { return a * (a - 1) / 2 + c - 1; }
+
+/* Variance reduction's values at one ply (spec 4): for each roll, its 0-ply
+ * play (swapped) and the evaluation after it from the root's side. */
+static int ply_values(const roller *R, const bg_board b, const bg_cubeinfo *ci, int ply,
+                      float v[21][NOUT], bg_board chosen[21])
 {
     int me = ci->move, match = ci->match_to > 0;
     int no_doubles = R->s.initial && ply == 0;
     bg_cubeinfo opp = *ci;
     opp.move = !me;
-    float acc[NOUT] = {0}, vstar[NOUT] = {0};
     for (int a = 1; a <= 6; a++)
         for (int c = 1; c <= a; c++) {
             if (no_doubles && a == c)
                 continue;
-            bg_board nb;
-            float known[5], v[NOUT];
+            int r = roll_index(a, c);
+            float known[5];
             int kc = 0;
-            int rc = bg_search_choose0(R->e, R->cache, &R->zero[me], b, a, c, ci, nb, known, &kc);
+            int rc = bg_search_choose0(R->e, R->cache, &R->zero[me], b, a, c, ci, chosen[r], known,
+                                       &kc);
             if (rc < 0)
                 return rc;
             const bg_search_settings *vr = &R->vr[!me];
-            if ((rc = evaluate7(R, nb, &opp, vr, vr->cubeful, rc ? known : NULL, kc, v)))
+            if ((rc = evaluate7(R, chosen[r], &opp, vr, vr->cubeful, rc ? known : NULL, kc, v[r])))
                 return rc;
             if (!(ply & 1))
-                invert7(v, match); /* the root moved: its view */
-            for (int k = 0; k < NOUT; k++)
-                acc[k] += a == c ? v[k] : v[k] * 2.0f;
-            if (a == d[0] && c == d[1]) {
-                memcpy(vstar, v, sizeof vstar);
-                memcpy(chosen, nb, sizeof(bg_board));
-            }
+                invert7(v[r], match); /* the root moved: its view */
         }
+    return 0;
+}
+
+/* Adds the luck of roll d at one ply: the mean of the rolls' values minus its value. */
+static void add_luck(const roller *R, const bg_cubeinfo *ci, int ply, int c0,
+                     const float v[21][NOUT], const int d[2], float luck[NOUT])
+{
+    int match = ci->match_to > 0, no_doubles = R->s.initial && ply == 0;
+    float acc[NOUT] = {0};
+    for (int a = 1; a <= 6; a++)
+        for (int c = 1; c <= a; c++) {
+            if (no_doubles && a == c)
+                continue;
+            const float *x = v[roll_index(a, c)];
+            for (int k = 0; k < NOUT; k++)
+                acc[k] += a == c ? x[k] : x[k] * 2.0f;
+        }
+    const float *vstar = v[roll_index(d[0], d[1])];
     float div = no_doubles ? 30.0f : 36.0f;
     for (int k = 0; k < NOUT; k++) {
         float mean = acc[k] / div;
@@ -156,12 +171,47 @@ static int luck_of_ply(const roller *R, const bg_board b, const bg_cubeinfo *ci,
         else
             luck[k] += mean - vstar[k];
     }
-    return 0;
+}
+
+/* Every trial of an alternative starts from its board, and the dice alone
+ * decide what follows (the plays, the cube, the positions): ply 0 is the same
+ * in every trial and ply 1 one of 21 (by the first roll). Their variance
+ * reduction values are computed once per call, by the first thread to get
+ * there; a thread that finds an entry being filled computes its own. */
+enum { MEMO_PLIES = 2, MEMO_ENTRIES = 22, MEMO_EMPTY = 0, MEMO_FILLING = 1, MEMO_READY = 2 };
+
+typedef struct {
+    atomic_int state;
+    float v[21][NOUT];
+    bg_board chosen[21];
+} vr_memo;
+
+/* ply_values of entry m (NULL: no memo), from the memo when it is there. */
+static int memo_values(const roller *R, vr_memo *m, const bg_board b, const bg_cubeinfo *ci,
+                       int ply, float (**v)[NOUT], bg_board **chosen, float own_v[21][NOUT],
+                       bg_board own_chosen[21])
+{
+    int empty = MEMO_EMPTY;
+    if (m && atomic_load_explicit(&m->state, memory_order_acquire) == MEMO_READY) {
+        *v = m->v;
+        *chosen = m->chosen;
+        return 0;
+    }
+    if (m && atomic_compare_exchange_strong(&m->state, &empty, MEMO_FILLING)) {
+        int rc = ply_values(R, b, ci, ply, m->v, m->chosen);
+        atomic_store_explicit(&m->state, rc ? MEMO_EMPTY : MEMO_READY, memory_order_release);
+        *v = m->v;
+        *chosen = m->chosen;
+        return rc;
+    }
+    *v = own_v;
+    *chosen = own_chosen;
+    return ply_values(R, b, ci, ply, own_v, own_chosen);
 }
 
 /* One trial of an alternative (spec 3): its 7 outputs as stored. */
-static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long trial,
-                     float res[NOUT])
+static int run_trial(const roller *R, const bg_rollout_alt *alt, vr_memo *memo,
+                     unsigned long trial, float res[NOUT])
 {
     const bg_rollout_settings *s = &R->s;
     bg_board b;
@@ -172,7 +222,7 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long t
     bg_dice_rng_seed(&rng, s->rng, s->seed + 256u * (unsigned int)trial);
     float luck[NOUT] = {0};
     int limit = s->truncate > 0 ? s->truncate : INT_MAX;
-    int ply = 0, rc = 0;
+    int ply = 0, rc = 0, entry = 0; /* memo entry of the next ply */
     for (; ply < limit; ply++) {
         int me = ci.move, late = s->late_ply >= 0 && ply >= s->late_ply;
         const bg_search_settings *chequer = late ? &s->chequer_late[me] : &s->chequer[me];
@@ -216,11 +266,17 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, unsigned long t
         bg_board nb;
         int have_play = 0;
         if (s->variance_reduction) {
-            if ((rc = luck_of_ply(R, b, &ci, ply, c0, d, luck, nb)))
+            float own_v[21][NOUT], (*v)[NOUT];
+            bg_board own_chosen[21], *chosen;
+            vr_memo *m = memo && ply < MEMO_PLIES ? &memo[entry] : NULL;
+            if ((rc = memo_values(R, m, b, &ci, ply, &v, &chosen, own_v, own_chosen)))
                 return rc;
+            add_luck(R, &ci, ply, c0, (const float(*)[NOUT])v, d, luck);
+            memcpy(nb, chosen[roll_index(d[0], d[1])], sizeof nb);
             have_play = chequer->plies == 0 && chequer->noise == 0.0f &&
                         chequer->cubeful == s->cubeful;
         }
+        entry = 1 + roll_index(d[0], d[1]);
         if (!have_play && (rc = play(R, b, d, &ci, chequer, nb)))
             return rc;
         /* 6: over? the mover's result (the board unswapped) */
@@ -322,6 +378,7 @@ static int roller_init(roller *R, const bg_engine *e, bg_cache *cache, const bg_
 typedef struct {
     const roller *R;
     const bg_rollout_alt *alts;
+    vr_memo *memo; /* MEMO_ENTRIES per alternative; NULL: none */
     int n_alts, first, n;
     float *out;
     atomic_int next;
@@ -336,7 +393,8 @@ static void trial_loop(trial_job *jb)
             return;
         for (int a = 0; a < jb->n_alts; a++) {
             float *o = jb->out + ((size_t)t * (size_t)jb->n_alts + (size_t)a) * NOUT;
-            int rc = run_trial(jb->R, &jb->alts[a], (unsigned long)jb->first + (unsigned long)t, o);
+            vr_memo *memo = jb->memo ? jb->memo + (size_t)a * MEMO_ENTRIES : NULL;
+            int rc = run_trial(jb->R, &jb->alts[a], memo, (unsigned long)jb->first + (unsigned long)t, o);
             if (rc) {
                 int none = 0;
                 atomic_compare_exchange_strong(&jb->error, &none, rc);
@@ -376,9 +434,12 @@ int bg_rollout_trials(const bg_engine *e, bg_cache *cache, const bg_rollout_sett
         else
             bg_dice_tables_build(quasi, s->seed);
     }
+    /* without memory for the memo, every trial computes its first plies */
+    vr_memo *memo = !rc && s->variance_reduction && n > 1 ? calloc((size_t)n_alts * MEMO_ENTRIES, sizeof *memo)
+                                                        : NULL;
     if (!rc) {
         R->quasi = quasi;
-        trial_job jb = {.R = R, .alts = alts, .n_alts = n_alts, .first = first, .n = n, .out = out};
+        trial_job jb = {.R = R, .alts = alts, .memo = memo, .n_alts = n_alts, .first = first, .n = n, .out = out};
         atomic_init(&jb.next, 0);
         atomic_init(&jb.error, 0);
         if (threads <= 0)
@@ -389,6 +450,7 @@ int bg_rollout_trials(const bg_engine *e, bg_cache *cache, const bg_rollout_sett
         bg_pool_join(&pool);
         rc = atomic_load(&jb.error);
     }
+    free(memo);
     free(quasi);
     free(R);
     return rc;

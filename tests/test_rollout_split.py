@@ -38,6 +38,15 @@ def test_threads_and_ranges_give_the_same_values(engine):
     assert run(engine, job, threads=1).candidates == run(engine, job, threads=2, chunk=7).candidates
 
 
+def test_first_plies_shared_within_a_call_equal_each_trial_alone(engine):
+    # a call computes the variance reduction of plies 0 and 1 once for all its
+    # trials (csrc/rollout.c's memo); a one-trial call computes its own
+    for job in (plays_job(trials=24), RolloutJob.of(OPENING, None, "cube", RolloutSettings(trials=24, seed=5, truncate=6))):
+        together = job.run_range(engine, 0, 24, threads=2)
+        alone = np.concatenate([job.run_range(engine, i, 1, threads=1) for i in range(24)])
+        assert np.array_equal(together, alone)
+
+
 def test_merge_rejects_gaps_and_overlaps(engine):
     block = np.zeros((5, 1, 7), np.float32)
     with pytest.raises(ValueError):
