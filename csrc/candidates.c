@@ -56,15 +56,24 @@ static int cmp_general(const void *x, const void *y)
 }
 
 /* Puts the first k candidates of the cmp_general order in place (a strict
- * total order, so the prefix is unique): few by selection, else all by sort
- * (insertion for short lists, cheaper there than the library's merge sort). */
+ * total order, so the prefix is unique): a few by selection, else all by
+ * sorting (insertion for short lists, cheaper there than the library's
+ * merge sort). */
 static void rank_first(cand *cs, int n, int k)
 {
-    if ((k >= 8 || k >= n) && n > 32) {
+    if (k < 8 && k < n) {
+        for (int i = 0; i < k; i++) {
+            int best = i;
+            for (int j = i + 1; j < n; j++)
+                if (cmp_general(&cs[j], &cs[best]) < 0)
+                    best = j;
+            cand t = cs[i];
+            cs[i] = cs[best];
+            cs[best] = t;
+        }
+    } else if (n > 32) {
         qsort(cs, (size_t)n, sizeof(cand), cmp_general);
-        return;
-    }
-    if (k >= 8 || k >= n) {
+    } else {
         for (int i = 1; i < n; i++) {
             cand t = cs[i];
             int j = i;
@@ -72,16 +81,6 @@ static void rank_first(cand *cs, int n, int k)
                 cs[j] = cs[j - 1];
             cs[j] = t;
         }
-        return;
-    }
-    for (int i = 0; i < k; i++) {
-        int best = i;
-        for (int j = i + 1; j < n; j++)
-            if (cmp_general(&cs[j], &cs[best]) < 0)
-                best = j;
-        cand t = cs[i];
-        cs[i] = cs[best];
-        cs[best] = t;
     }
 }
 
