@@ -176,41 +176,74 @@ static void add_luck(const roller *R, const bg_cubeinfo *ci, int ply, int c0,
 /* Every trial of an alternative starts from its board, and the dice alone
  * decide what follows (the plays, the cube, the positions): ply 0 is the same
  * in every trial and ply 1 one of 21 (by the first roll). Their variance
- * reduction values are computed once per call, by the first thread to get
- * there; a thread that finds an entry being filled computes its own. */
+ * reduction values and the play of each roll are computed once per call, by
+ * the first thread to get there; a thread that finds a slot being filled
+ * computes its own. */
 enum { MEMO_PLIES = 2, MEMO_ENTRIES = 22, MEMO_EMPTY = 0, MEMO_FILLING = 1, MEMO_READY = 2 };
 
 typedef struct {
-    atomic_int state;
+    atomic_int state; /* of v and chosen */
     float v[21][NOUT];
     bg_board chosen[21];
-} vr_memo;
+    atomic_int played_state[21];
+    bg_board played[21]; /* the play of each roll with the chequer context */
+} ply_memo;
 
-/* ply_values of entry m (NULL: no memo), from the memo when it is there. */
-static int memo_values(const roller *R, vr_memo *m, const bg_board b, const bg_cubeinfo *ci,
+/* MEMO_READY: read the slot; MEMO_FILLING: this thread fills it, then
+ * memo_publish; MEMO_EMPTY: another thread is at it, compute without it. */
+static int memo_claim(atomic_int *state)
+{
+    int empty = MEMO_EMPTY;
+    if (atomic_load_explicit(state, memory_order_acquire) == MEMO_READY)
+        return MEMO_READY;
+    return atomic_compare_exchange_strong(state, &empty, MEMO_FILLING) ? MEMO_FILLING : MEMO_EMPTY;
+}
+
+static void memo_publish(atomic_int *state, int rc)
+{
+    atomic_store_explicit(state, rc ? MEMO_EMPTY : MEMO_READY, memory_order_release);
+}
+
+/* ply_values of memo entry m (NULL: none), in v and chosen. */
+static int memo_values(const roller *R, ply_memo *m, const bg_board b, const bg_cubeinfo *ci,
                        int ply, float (**v)[NOUT], bg_board **chosen, float own_v[21][NOUT],
                        bg_board own_chosen[21])
 {
-    int empty = MEMO_EMPTY;
-    if (m && atomic_load_explicit(&m->state, memory_order_acquire) == MEMO_READY) {
-        *v = m->v;
-        *chosen = m->chosen;
+    int how = m ? memo_claim(&m->state) : MEMO_EMPTY;
+    if (how == MEMO_EMPTY) {
+        *v = own_v;
+        *chosen = own_chosen;
+        return ply_values(R, b, ci, ply, own_v, own_chosen);
+    }
+    *v = m->v;
+    *chosen = m->chosen;
+    if (how == MEMO_READY)
         return 0;
+    int rc = ply_values(R, b, ci, ply, m->v, m->chosen);
+    memo_publish(&m->state, rc);
+    return rc;
+}
+
+/* play() through memo entry m (NULL: none). */
+static int memo_play(const roller *R, ply_memo *m, const bg_board b, const int d[2],
+                     const bg_cubeinfo *ci, const bg_search_settings *s, bg_board out)
+{
+    int r = roll_index(d[0], d[1]);
+    int how = m ? memo_claim(&m->played_state[r]) : MEMO_EMPTY;
+    if (how == MEMO_EMPTY)
+        return play(R, b, d, ci, s, out);
+    if (how == MEMO_FILLING) {
+        int rc = play(R, b, d, ci, s, m->played[r]);
+        memo_publish(&m->played_state[r], rc);
+        if (rc)
+            return rc;
     }
-    if (m && atomic_compare_exchange_strong(&m->state, &empty, MEMO_FILLING)) {
-        int rc = ply_values(R, b, ci, ply, m->v, m->chosen);
-        atomic_store_explicit(&m->state, rc ? MEMO_EMPTY : MEMO_READY, memory_order_release);
-        *v = m->v;
-        *chosen = m->chosen;
-        return rc;
-    }
-    *v = own_v;
-    *chosen = own_chosen;
-    return ply_values(R, b, ci, ply, own_v, own_chosen);
+    memcpy(out, m->played[r], sizeof(bg_board));
+    return 0;
 }
 
 /* One trial of an alternative (spec 3): its 7 outputs as stored. */
-static int run_trial(const roller *R, const bg_rollout_alt *alt, vr_memo *memo,
+static int run_trial(const roller *R, const bg_rollout_alt *alt, ply_memo *memo,
                      unsigned long trial, float res[NOUT])
 {
     const bg_rollout_settings *s = &R->s;
@@ -265,10 +298,10 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, vr_memo *memo,
         bg_dice_roll(R->quasi, &rng, s->initial, trial, ply, d);
         bg_board nb;
         int have_play = 0;
+        ply_memo *m = memo && ply < MEMO_PLIES ? &memo[entry] : NULL;
         if (s->variance_reduction) {
             float own_v[21][NOUT], (*v)[NOUT];
             bg_board own_chosen[21], *chosen;
-            vr_memo *m = memo && ply < MEMO_PLIES ? &memo[entry] : NULL;
             if ((rc = memo_values(R, m, b, &ci, ply, &v, &chosen, own_v, own_chosen)))
                 return rc;
             add_luck(R, &ci, ply, c0, (const float(*)[NOUT])v, d, luck);
@@ -277,7 +310,7 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, vr_memo *memo,
                         chequer->cubeful == s->cubeful;
         }
         entry = 1 + roll_index(d[0], d[1]);
-        if (!have_play && (rc = play(R, b, d, &ci, chequer, nb)))
+        if (!have_play && (rc = memo_play(R, m, b, d, &ci, chequer, nb)))
             return rc;
         /* 6: over? the mover's result (the board unswapped) */
         if (bg_classify_board(nb) == BG_CLASS_OVER) {
@@ -378,7 +411,7 @@ static int roller_init(roller *R, const bg_engine *e, bg_cache *cache, const bg_
 typedef struct {
     const roller *R;
     const bg_rollout_alt *alts;
-    vr_memo *memo; /* MEMO_ENTRIES per alternative; NULL: none */
+    ply_memo *memo; /* MEMO_ENTRIES per alternative; NULL: none */
     int n_alts, first, n;
     float *out;
     atomic_int next;
@@ -393,7 +426,7 @@ static void trial_loop(trial_job *jb)
             return;
         for (int a = 0; a < jb->n_alts; a++) {
             float *o = jb->out + ((size_t)t * (size_t)jb->n_alts + (size_t)a) * NOUT;
-            vr_memo *memo = jb->memo ? jb->memo + (size_t)a * MEMO_ENTRIES : NULL;
+            ply_memo *memo = jb->memo ? jb->memo + (size_t)a * MEMO_ENTRIES : NULL;
             int rc = run_trial(jb->R, &jb->alts[a], memo, (unsigned long)jb->first + (unsigned long)t, o);
             if (rc) {
                 int none = 0;
@@ -435,8 +468,7 @@ int bg_rollout_trials(const bg_engine *e, bg_cache *cache, const bg_rollout_sett
             bg_dice_tables_build(quasi, s->seed);
     }
     /* without memory for the memo, every trial computes its first plies */
-    vr_memo *memo = !rc && s->variance_reduction && n > 1 ? calloc((size_t)n_alts * MEMO_ENTRIES, sizeof *memo)
-                                                        : NULL;
+    ply_memo *memo = !rc && n > 1 ? calloc((size_t)n_alts * MEMO_ENTRIES, sizeof *memo) : NULL;
     if (!rc) {
         R->quasi = quasi;
         trial_job jb = {.R = R, .alts = alts, .memo = memo, .n_alts = n_alts, .first = first, .n = n, .out = out};
