@@ -495,3 +495,69 @@ const char *bg_forward_name(bg_forward_fn f)
 }
 
 #endif
+
+/* ---- small nets, many boards -------------------------------------------- */
+
+#ifdef BG_X86
+/* -beta_output times the output sums of the 5-output net (n_hidden 8 or 16)
+ * whose hidden sums are h: the hidden sigmoid and output layer of
+ * finish_avx512, with the hidden values kept in a register. Lanes 0..4. */
+__attribute__((target("avx512f"))) static inline __m512 small_output_z_avx512(const bg_net *net,
+                                                                             const float *h)
+{
+    const int nh = net->n_hidden;
+    __m512 hs = sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_hidden),
+                                             _mm512_maskz_loadu_ps(nh >= 16 ? 0xffff : 0xff, h)));
+    __m512 acc = _mm512_setzero_ps();
+    __m128 acc4 = _mm_setzero_ps();
+    for (int t = 0; t < nh / 4; t++) {
+        __m512 hb = t == 0   ? _mm512_shuffle_f32x4(hs, hs, 0x00)
+                    : t == 1 ? _mm512_shuffle_f32x4(hs, hs, 0x55)
+                    : t == 2 ? _mm512_shuffle_f32x4(hs, hs, 0xaa)
+                             : _mm512_shuffle_f32x4(hs, hs, 0xff);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(hb, _mm512_load_ps(net->w_out_q + 16 * t)));
+        acc4 = _mm_add_ps(acc4, _mm_mul_ps(_mm512_castps512_ps128(hb),
+                                           _mm_load_ps(net->w_out_q4 + 4 * t)));
+    }
+    __m512 p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+    p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
+    __m128 p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
+    p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
+    const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512 sum = _mm512_maskz_permutex2var_ps(0x1f, p, lanes, _mm512_castps128_ps512(p4));
+    __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(0x1f, net->th_out), sum);
+    return _mm512_mul_ps(_mm512_set1_ps(-net->beta_output), r);
+}
+
+/* Three boards' output sigmoids in one vector: board j's 5 lanes at 5j (the
+ * sigmoid works lane by lane, so each value is the one-board value). */
+__attribute__((target("avx512f"))) static void small_finish_many_avx512(const bg_net *net,
+                                                                       float (*h)[BG_NET_MAX_HIDDEN],
+                                                                       int k, float (*out)[5])
+{
+    const __m512i back5 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0);
+    const __m512i back10 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0);
+    for (int j = 0; j < k; j += 3) {
+        __m512 z = small_output_z_avx512(net, h[j]);
+        if (j + 1 < k)
+            z = _mm512_mask_permutexvar_ps(z, 0x3e0, back5, small_output_z_avx512(net, h[j + 1]));
+        if (j + 2 < k)
+            z = _mm512_mask_permutexvar_ps(z, 0x7c00, back10, small_output_z_avx512(net, h[j + 2]));
+        int nb = k - j < 3 ? k - j : 3;
+        _mm512_mask_storeu_ps(&out[j][0], (__mmask16)((1u << (5 * nb)) - 1), sigmoid_avx512(z));
+    }
+}
+#endif
+
+void bg_forward_finish_many(bg_forward_fn f, const bg_net *net, float (*h)[BG_NET_MAX_HIDDEN],
+                            int k, float (*out)[5])
+{
+#ifdef BG_X86
+    if (f == forward_avx512 && net->n_out == 5 && (net->n_hidden == 8 || net->n_hidden == 16)) {
+        small_finish_many_avx512(net, h, k, out);
+        return;
+    }
+#endif
+    for (int j = 0; j < k; j++)
+        bg_forward_finish(f, net, h[j], out[j]);
+}

@@ -64,6 +64,11 @@ void bg_forward_generic(const bg_net *net, const int *idx, const float *val, int
  * the hidden sigmoid in place and writes the outputs. For callers that sum
  * the inputs their own way (the pruning nets, prune.c). */
 void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out);
+/* bg_forward_finish of h[j] into out[j] for k boards of a 5-output net; the
+ * AVX-512 kernel puts the output sigmoids of three small-net boards (8 or 16
+ * hidden units) in one vector (the same values, lane by lane). */
+void bg_forward_finish_many(bg_forward_fn f, const bg_net *net, float (*h)[BG_NET_MAX_HIDDEN],
+                            int k, float (*out)[5]);
 /* Runs kernel f on dense inputs in[n_in] (zeros skipped). */
 void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out);
 

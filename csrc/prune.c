@@ -208,8 +208,7 @@ void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int
                 sums(net, b[j0 + j], b[j0 + j + 1], h[j], h[j + 1]);
             else
                 sums(net, b[j0 + j], b[j0 + j], h[j], h[j]);
-        for (int j = 0; j < n; j++)
-            bg_forward_finish(e->forward, net, h[j], out[j0 + j]);
+        bg_forward_finish_many(e->forward, net, h, n, out + j0);
     }
     for (int j = 0; j < k; j++) {
         if (pos_class == BG_CLASS_RACE)
