@@ -11,7 +11,7 @@ struct gen_key;
 
 /* The generator's hash table: one per thread, empty between calls. */
 typedef struct {
-    struct gen_key *table; /* [> 2 * BG_MAX_MOVES] */
+    struct gen_key *table; /* the generator's hash table (results.c) */
     int *slot;             /* [BG_MAX_MOVES]: the table slot of each result, to free it */
 } bg_results_table;
 
