@@ -99,11 +99,22 @@ static void sums_portable(const bg_net *net, const bg_board a, const bg_board b,
 
 #ifdef PRUNE_X86
 /* AVX-512 (16 hidden units, one register) and AVX2 (8 units). Two boards go
- * through together: their sums are two independent chains of additions (each
- * in its own input order), so the core runs them side by side, and the loop
- * ends once per pair. A board whose points are done adds a row of zeros,
- * which changes none of its sums. */
-static const float ZERO_ROW[16] __attribute__((aligned(64)));
+ * through together while both have points left: their sums are two
+ * independent chains of additions (each in its own input order), so the core
+ * runs them side by side; the board with more points then finishes alone. */
+
+/* first_row(i, n) - 4 * i for n = 1..15. */
+static const unsigned char FIRST_ROW_OFF[16] = {0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+
+/* acc += the rows of the lowest occupied point in o (side s). */
+#define POINT_WIDE(s, o, acc, LOAD, ADD, MUL, SET1)                                            \
+    do {                                                                                     \
+        int i_ = __builtin_ctz(o);                                                           \
+        unsigned int n_ = clamp15((s)[i_]);                                                  \
+        const float *p_ = w + (size_t)(4 * i_) * NH;                                         \
+        acc = ADD(ADD(acc, LOAD(p_ + FIRST_ROW_OFF[n_] * NH)),                               \
+                  MUL(LOAD(p_ + 3 * NH), SET1(EXTRA[n_])));                                  \
+    } while (0)
 
 #define BAR_WIDE(s, acc, LOAD, ADD, MUL, SET1)                                                 \
     do {                                                                                     \
@@ -115,18 +126,14 @@ static const float ZERO_ROW[16] __attribute__((aligned(64)));
 
 #define SIDE_PAIR(LOAD, ADD, MUL, SET1)                                                        \
     uint32_t oa = bg_occupied(sa) & 0xffffffu, ob = bg_occupied(sb) & 0xffffffu;             \
-    while (oa | ob) {                                                                        \
-        int ia = __builtin_ctz(oa | 1u << 24), ib = __builtin_ctz(ob | 1u << 24);            \
-        unsigned int na = clamp15(sa[ia]), nb = clamp15(sb[ib]);                             \
-        const float *a1 = oa ? w + (size_t)first_row(ia, na) * NH : ZERO_ROW;               \
-        const float *a3 = oa ? w + (size_t)(4 * ia + 3) * NH : ZERO_ROW;                     \
-        const float *b1 = ob ? w + (size_t)first_row(ib, nb) * NH : ZERO_ROW;               \
-        const float *b3 = ob ? w + (size_t)(4 * ib + 3) * NH : ZERO_ROW;                     \
-        *acc_a = ADD(ADD(*acc_a, LOAD(a1)), MUL(LOAD(a3), SET1(EXTRA[na])));                 \
-        *acc_b = ADD(ADD(*acc_b, LOAD(b1)), MUL(LOAD(b3), SET1(EXTRA[nb])));                 \
-        oa &= oa - 1;                                                                        \
-        ob &= ob - 1;                                                                        \
+    for (; oa && ob; oa &= oa - 1, ob &= ob - 1) {                                           \
+        POINT_WIDE(sa, oa, *acc_a, LOAD, ADD, MUL, SET1);                                    \
+        POINT_WIDE(sb, ob, *acc_b, LOAD, ADD, MUL, SET1);                                    \
     }                                                                                        \
+    for (; oa; oa &= oa - 1)                                                                 \
+        POINT_WIDE(sa, oa, *acc_a, LOAD, ADD, MUL, SET1);                                    \
+    for (; ob; ob &= ob - 1)                                                                 \
+        POINT_WIDE(sb, ob, *acc_b, LOAD, ADD, MUL, SET1);                                    \
     BAR_WIDE(sa, *acc_a, LOAD, ADD, MUL, SET1);                                              \
     BAR_WIDE(sb, *acc_b, LOAD, ADD, MUL, SET1)
 
