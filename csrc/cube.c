@@ -129,15 +129,42 @@ static float money_live(float rw, float rl, float p, const bg_cubeinfo *ci)
     return -1.0f + (rw + 1.0f) * (p - tp) / (1.0f - tp);
 }
 
+/* Whether p is too close to a sure result for the live cube (dead only). */
+static inline int money_dead_only(const float p[5]) { return p[W] <= 1.0e-7f || p[W] >= 0.9999999f; }
+
+/* The live cube's gammon ratios of p: rw[0] for wins, rw[1] for losses. */
+static inline void money_ratios(const float p[5], float r[2])
+{
+    r[0] = 1.0f + (p[WG] + p[WBG]) / p[W];
+    r[1] = 1.0f + (p[LG] + p[LBG]) / (1.0f - p[W]);
+}
+
+static inline float money_leaf(const float p[5], const float r[2], const bg_cubeinfo *ci, float x)
+{
+    float dead = bg_cube_utility(p, ci);
+    float live = money_live(r[0], r[1], p[W], ci);
+    return dead * (1.0f - x) + live * x;
+}
+
 float bg_cube_money_leaf(const float p[5], const bg_cubeinfo *ci, float x)
 {
-    if (p[W] <= 1.0e-7f || p[W] >= 0.9999999f)
+    if (money_dead_only(p))
         return bg_cube_utility(p, ci);
-    float rw = 1.0f + (p[WG] + p[WBG]) / p[W];
-    float rl = 1.0f + (p[LG] + p[LBG]) / (1.0f - p[W]);
-    float dead = bg_cube_utility(p, ci);
-    float live = money_live(rw, rl, p[W], ci);
-    return dead * (1.0f - x) + live * x;
+    float r[2];
+    money_ratios(p, r);
+    return money_leaf(p, r, ci, x);
+}
+
+void bg_cube_money_leaves(const float p[5], const bg_cubeinfo *kids, int nk, float x, float *v)
+{
+    int dead_only = money_dead_only(p);
+    float r[2] = {0.0f, 0.0f};
+    if (!dead_only)
+        money_ratios(p, r);
+    for (int j = 0; j < nk; j++)
+        v[j] = kids[j].cube <= 0 ? 0.0f
+               : dead_only       ? bg_cube_utility(p, &kids[j])
+                                 : money_leaf(p, r, &kids[j], x);
 }
 
 /* ---- match: cash points and Janowski in MWC ------------------------------------ */

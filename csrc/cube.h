@@ -39,6 +39,9 @@ void bg_cubeinfo_doubled(const bg_cubeinfo *ci, bg_cubeinfo *out);
 
 /* Janowski conversion for money (normalised cubeful equity, section 4.1). */
 float bg_cube_money_leaf(const float p[5], const bg_cubeinfo *ci, float x);
+/* v[j] = bg_cube_money_leaf(p, &kids[j], x) for the kids with a cube (cube > 0,
+ * money), else 0: the gammon ratios of p computed once. */
+void bg_cube_money_leaves(const float p[5], const bg_cubeinfo *kids, int nk, float x, float *v);
 
 /* Cubeful MWC for match play (section 4.3). */
 float bg_cube_match_leaf(const float p[5], const bg_cubeinfo *ci, float x);

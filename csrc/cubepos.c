@@ -40,6 +40,13 @@ void bg_cubepos_leaf(const struct bg_engine *e, const bg_board b, int cls, const
     if ((cls == BG_CLASS_BEAROFF2 || cls == BG_CLASS_BEAROFF_TS) &&
         bg_cube_exact_money(e, &b[0][0], em) == 0)
         exact = em;
+    int money = !exact;
+    for (int j = 0; j < nk; j++)
+        money &= kids[j].cube <= 0 || !kids[j].match_to;
+    if (money) { /* bg_cube_leaf's money case for each, the gammon ratios once */
+        bg_cube_money_leaves(p, kids, nk, x, v);
+        return;
+    }
     for (int j = 0; j < nk; j++)
         v[j] = kids[j].cube > 0 ? bg_cube_leaf(p, x, cls, exact, &kids[j]) : 0.0f;
 }
