@@ -384,23 +384,30 @@ static inline __attribute__((always_inline)) int board_key(const bg_board b, uin
     return 0;
 }
 
-/* The cached outputs of key in s: the class, or -1 on a miss. */
+/* The cached outputs of key in s: the class, or -1 on a miss. The key is
+ * compared word by word as it is loaded (unrolled: a copy, a loop and a
+ * memcmp cost more than the twelve loads). */
 static inline __attribute__((always_inline)) int slot_read(cache_slot *s, const uint32_t key[KEY_WORDS], float out[5])
 {
     uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
     if (q & 1)
         return -1;
-    uint32_t w[KEY_WORDS + 5];
-    for (int k = 0; k < KEY_WORDS + 5; k++)
-        w[k] = atomic_load_explicit(&s->w[k], memory_order_relaxed);
+    uint32_t diff = 0, v[5];
+#pragma GCC unroll 8
+    for (int k = 0; k < KEY_WORDS - 1; k++)
+        diff |= atomic_load_explicit(&s->w[k], memory_order_relaxed) ^ key[k];
+    uint32_t last = atomic_load_explicit(&s->w[KEY_WORDS - 1], memory_order_relaxed);
+#pragma GCC unroll 5
+    for (int k = 0; k < 5; k++)
+        v[k] = atomic_load_explicit(&s->w[KEY_WORDS + k], memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&s->seq, memory_order_relaxed) != q)
         return -1;
-    int cls = (int)(w[KEY_WORDS - 1] >> 24) - 1;
-    w[KEY_WORDS - 1] &= 0xffffffu;
-    if (cls < 0 || memcmp(w, key, KEY_WORDS * sizeof(uint32_t)))
+    int cls = (int)(last >> 24) - 1;
+    diff |= (last & 0xffffffu) ^ key[KEY_WORDS - 1];
+    if (cls < 0 || diff)
         return -1;
-    memcpy(out, w + KEY_WORDS, 5 * sizeof(float));
+    memcpy(out, v, 5 * sizeof(float));
     return cls;
 }
 
@@ -412,12 +419,16 @@ static inline __attribute__((always_inline)) void slot_write(cache_slot *s, cons
                                                             memory_order_relaxed))
         return;
     atomic_thread_fence(memory_order_release);
-    uint32_t w[KEY_WORDS + 5];
-    memcpy(w, key, KEY_WORDS * sizeof(uint32_t));
-    w[KEY_WORDS - 1] |= (uint32_t)(cls + 1) << 24;
-    memcpy(w + KEY_WORDS, out, 5 * sizeof(float));
-    for (int k = 0; k < KEY_WORDS + 5; k++)
-        atomic_store_explicit(&s->w[k], w[k], memory_order_relaxed);
+    uint32_t v[5];
+    memcpy(v, out, 5 * sizeof(float));
+#pragma GCC unroll 8
+    for (int k = 0; k < KEY_WORDS - 1; k++)
+        atomic_store_explicit(&s->w[k], key[k], memory_order_relaxed);
+    atomic_store_explicit(&s->w[KEY_WORDS - 1], key[KEY_WORDS - 1] | (uint32_t)(cls + 1) << 24,
+                          memory_order_relaxed);
+#pragma GCC unroll 5
+    for (int k = 0; k < 5; k++)
+        atomic_store_explicit(&s->w[KEY_WORDS + k], v[k], memory_order_relaxed);
     atomic_store_explicit(&s->seq, q + 2, memory_order_release);
 }
 
