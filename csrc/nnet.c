@@ -502,14 +502,14 @@ const char *bg_forward_name(bg_forward_fn f)
 /* -beta_output times the output sums of the 5-output net (n_hidden 8 or 16)
  * whose hidden sums are h: the hidden sigmoid and output layer of
  * finish_avx512, with the hidden values kept in a register. Lanes 0..4. */
-__attribute__((target("avx512f"))) static inline __m512 small_output_z_avx512(const bg_net *net,
-                                                                             const float *h)
+__attribute__((target("avx512f"), always_inline)) static inline __m512
+small_output_z_avx512(const bg_net *net, const float *h, const int nh)
 {
-    const int nh = net->n_hidden;
     __m512 hs = sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_hidden),
                                              _mm512_maskz_loadu_ps(nh >= 16 ? 0xffff : 0xff, h)));
     __m512 acc = _mm512_setzero_ps();
     __m128 acc4 = _mm_setzero_ps();
+#pragma GCC unroll 4
     for (int t = 0; t < nh / 4; t++) {
         __m512 hb = t == 0   ? _mm512_shuffle_f32x4(hs, hs, 0x00)
                     : t == 1 ? _mm512_shuffle_f32x4(hs, hs, 0x55)
@@ -531,21 +531,36 @@ __attribute__((target("avx512f"))) static inline __m512 small_output_z_avx512(co
 
 /* Three boards' output sigmoids in one vector: board j's 5 lanes at 5j (the
  * sigmoid works lane by lane, so each value is the one-board value). */
-__attribute__((target("avx512f"))) static void small_finish_many_avx512(const bg_net *net,
-                                                                       float (*h)[BG_NET_MAX_HIDDEN],
-                                                                       int k, float (*out)[5])
+__attribute__((target("avx512f"), always_inline)) static inline void
+small_finish_many_avx512(const bg_net *net, float (*h)[BG_NET_MAX_HIDDEN], int k, float (*out)[5],
+                         const int nh)
 {
     const __m512i back5 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0);
     const __m512i back10 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0);
     for (int j = 0; j < k; j += 3) {
-        __m512 z = small_output_z_avx512(net, h[j]);
+        __m512 z = small_output_z_avx512(net, h[j], nh);
         if (j + 1 < k)
-            z = _mm512_mask_permutexvar_ps(z, 0x3e0, back5, small_output_z_avx512(net, h[j + 1]));
+            z = _mm512_mask_permutexvar_ps(z, 0x3e0, back5, small_output_z_avx512(net, h[j + 1], nh));
         if (j + 2 < k)
-            z = _mm512_mask_permutexvar_ps(z, 0x7c00, back10, small_output_z_avx512(net, h[j + 2]));
+            z = _mm512_mask_permutexvar_ps(z, 0x7c00, back10, small_output_z_avx512(net, h[j + 2], nh));
         int nb = k - j < 3 ? k - j : 3;
         _mm512_mask_storeu_ps(&out[j][0], (__mmask16)((1u << (5 * nb)) - 1), sigmoid_avx512(z));
     }
+}
+
+/* The finish for a known width (the compiler unrolls its output layer). */
+__attribute__((target("avx512f"))) static void small_finish_many_16(const bg_net *net,
+                                                                   float (*h)[BG_NET_MAX_HIDDEN],
+                                                                   int k, float (*out)[5])
+{
+    small_finish_many_avx512(net, h, k, out, 16);
+}
+
+__attribute__((target("avx512f"))) static void small_finish_many_8(const bg_net *net,
+                                                                  float (*h)[BG_NET_MAX_HIDDEN],
+                                                                  int k, float (*out)[5])
+{
+    small_finish_many_avx512(net, h, k, out, 8);
 }
 #endif
 
@@ -553,8 +568,12 @@ void bg_forward_finish_many(bg_forward_fn f, const bg_net *net, float (*h)[BG_NE
                             int k, float (*out)[5])
 {
 #ifdef BG_X86
-    if (f == forward_avx512 && net->n_out == 5 && (net->n_hidden == 8 || net->n_hidden == 16)) {
-        small_finish_many_avx512(net, h, k, out);
+    if (f == forward_avx512 && net->n_out == 5 && net->n_hidden == 16) {
+        small_finish_many_16(net, h, k, out);
+        return;
+    }
+    if (f == forward_avx512 && net->n_out == 5 && net->n_hidden == 8) {
+        small_finish_many_8(net, h, k, out);
         return;
     }
 #endif
