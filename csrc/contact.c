@@ -759,11 +759,14 @@ static void off_noncrashed(unsigned int m, float *f)
 }
 
 void bg_contact_extras(const bg_escape_tables *t, const bg_board b, int crashed,
-                       float x[2][BG_N_CONTACT_EXTRAS])
+                       float x[2][BG_N_CONTACT_EXTRAS], bg_side_scan scan[2])
 {
     side_bits s0 = side_bits_of(b[0]), s1 = side_bits_of(b[1]);
-    unsigned int off1 = off_count(extra_features(t, b[1], b[0], &s1, &s0, x[0]));
-    unsigned int off0 = off_count(extra_features(t, b[0], b[1], &s0, &s1, x[1]));
+    int total1 = extra_features(t, b[1], b[0], &s1, &s0, x[0]);
+    int total0 = extra_features(t, b[0], b[1], &s0, &s1, x[1]);
+    scan[0] = (bg_side_scan){s0.occ, total0};
+    scan[1] = (bg_side_scan){s1.occ, total1};
+    unsigned int off1 = off_count(total1), off0 = off_count(total0);
     if (crashed) {
         off_all(off1, x[0]);
         off_all(off0, x[1]);

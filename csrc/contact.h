@@ -15,8 +15,8 @@ void bg_escape_tables_init(bg_escape_tables *t);
 
 /* The two extra blocks of the contact inputs, in input order: x[0] holds
  * b[1]'s features against b[0], x[1] b[0]'s against b[1]; crashed selects
- * the crashed net's men-off layout. */
+ * the crashed net's men-off layout. scan[j]: side b[j]'s bitmap and count. */
 void bg_contact_extras(const bg_escape_tables *t, const bg_board b, int crashed,
-                       float x[2][BG_N_CONTACT_EXTRAS]);
+                       float x[2][BG_N_CONTACT_EXTRAS], bg_side_scan scan[2]);
 
 #endif

@@ -19,12 +19,10 @@
 
 /* ---- classification (spec 1.3) ---------------------------------------- */
 
-/* The highest occupied index (24 = bar), -1 for none. */
-static int highest(const unsigned int *s)
-{
-    uint32_t occ = bg_occupied(s);
-    return occ ? 31 - __builtin_clz(occ) : -1;
-}
+/* The highest occupied index (24 = bar) of a side or its bitmap, -1 for none. */
+static int highest_of(uint32_t occ) { return occ ? 31 - __builtin_clz(occ) : -1; }
+
+static int highest(const unsigned int *s) { return highest_of(bg_occupied(s)); }
 
 static unsigned int total(const unsigned int *s)
 {
@@ -123,13 +121,11 @@ static int crossovers(const unsigned int *s)
 #endif
 }
 
-void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
+/* The sanity check given each side's chequer count ac and highest point. */
+static void sanity_check_known(const bg_bearoff_os *os, const bg_board b, const int ac[2],
+                               const int back[2], float out[5])
 {
-    int ac[2], back[2], cross[2] = {0, 0}, gcross[2] = {0, 0}, maxt[2] = {0, 0};
-    for (int j = 0; j < 2; j++) {
-        ac[j] = (int)total(b[j]);
-        back[j] = highest(b[j]);
-    }
+    int cross[2] = {0, 0}, gcross[2] = {0, 0}, maxt[2] = {0, 0};
     /* the crossovers and bearoff lengths matter only without contact */
     int contact = back[0] + back[1] >= 24;
     if (!contact) {
@@ -190,6 +186,16 @@ void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
     }
 }
 
+void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
+{
+    int ac[2], back[2];
+    for (int j = 0; j < 2; j++) {
+        ac[j] = (int)total(b[j]);
+        back[j] = highest(b[j]);
+    }
+    sanity_check_known(os, b, ac, back, out);
+}
+
 /* ---- 0-ply ------------------------------------------------------------- */
 
 /* The class evaluation; the sanity check (net classes only) if sanity. */
@@ -211,14 +217,20 @@ static int eval_known(const struct bg_engine *e, const bg_board b, int c, float 
         e->forward(&e->nets.net[BG_NET_RACE], in.idx, in.val, in.n, out);
         bg_race_bg_override(&e->os, &e->ts, b, out);
         break;
-    case BG_CLASS_CRASHED:
-        bg_sparse_contact(&e->esc, b, 1, &in);
-        e->forward(&e->nets.net[BG_NET_CRASHED], in.idx, in.val, in.n, out);
-        break;
-    default:
-        bg_sparse_contact(&e->esc, b, 0, &in);
-        e->forward(&e->nets.net[BG_NET_CONTACT], in.idx, in.val, in.n, out);
-        break;
+    default: {
+        /* the sanity check reuses the inputs' counts and bitmaps */
+        int crashed = c == BG_CLASS_CRASHED;
+        bg_side_scan scan[2];
+        bg_sparse_contact(&e->esc, b, crashed, &in, scan);
+        e->forward(&e->nets.net[crashed ? BG_NET_CRASHED : BG_NET_CONTACT], in.idx, in.val, in.n,
+                   out);
+        if (sanity) {
+            int ac[2] = {scan[0].total, scan[1].total};
+            int back[2] = {highest_of(scan[0].occ), highest_of(scan[1].occ)};
+            sanity_check_known(&e->os, b, ac, back, out);
+        }
+        return c;
+    }
     }
     if (sanity)
         bg_sanity_check(&e->os, b, out);

@@ -140,12 +140,13 @@ void bg_inputs_race(const bg_board b, float *out)
 
 /* ---- contact inputs ---------------------------------------------------- */
 
-void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed, bg_sparse *out)
+void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed, bg_sparse *out,
+                       bg_side_scan scan[2])
 {
     float blk[2][BG_N_CONTACT_EXTRAS];
-    bg_contact_extras(t, b, crashed, blk);
-    int m = sparse_base_side(b[0], bg_occupied(b[0]), 0, out->idx, out->val, 0);
-    m = sparse_base_side(b[1], bg_occupied(b[1]), 100, out->idx, out->val, m);
+    bg_contact_extras(t, b, crashed, blk, scan);
+    int m = sparse_base_side(b[0], scan[0].occ, 0, out->idx, out->val, 0);
+    m = sparse_base_side(b[1], scan[1].occ, 100, out->idx, out->val, m);
     m = sparse_append(blk[0], BG_N_CONTACT_EXTRAS, 200, out->idx, out->val, m);
     out->n = sparse_append(blk[1], BG_N_CONTACT_EXTRAS, 225, out->idx, out->val, m);
 }
@@ -153,6 +154,7 @@ void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed,
 void bg_inputs_contact(const bg_escape_tables *t, const bg_board b, int crashed, float *out)
 {
     bg_sparse sp;
-    bg_sparse_contact(t, b, crashed, &sp);
+    bg_side_scan scan[2];
+    bg_sparse_contact(t, b, crashed, &sp, scan);
     sparse_to_dense(&sp, BG_N_CONTACT_INPUTS, out);
 }

@@ -54,6 +54,13 @@ typedef struct {
     unsigned short enter_loss[3][64];
 } bg_escape_tables;
 
+/* What the contact inputs learn of a side on the way, for the sanity check:
+ * its occupied points (bg_occupied's bitmap) and its chequers on the board. */
+typedef struct {
+    uint32_t occ;
+    int total;
+} bg_side_scan;
+
 /* Sparse inputs: the non-zero inputs of a net, indices ascending (the
  * forward pass adds them in this order). idx/val have one spare slot. */
 typedef struct {
@@ -64,7 +71,9 @@ typedef struct {
 
 void bg_sparse_base(const bg_board b, bg_sparse *out);
 void bg_sparse_race(const bg_board b, bg_sparse *out);
-void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed, bg_sparse *out);
+/* Also fills scan[j] of side b[j]. */
+void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed, bg_sparse *out,
+                       bg_side_scan scan[2]);
 
 /* Dense forms (for tests and tools): every input, zeros included. */
 void bg_inputs_base(const bg_board b, float *out);    /* 200 */
