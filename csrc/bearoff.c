@@ -287,24 +287,47 @@ static unsigned int side_total(const unsigned int *s)
     return t;
 }
 
+/* The non-zero entries of a distribution lie in [lo, hi) (lo = hi when none). */
+typedef struct {
+    int lo, hi;
+} dist_span;
+
+static dist_span span_of(const unsigned short x[32])
+{
+    dist_span s = {0, 0};
+    while (s.lo < 32 && !x[s.lo])
+        s.lo++;
+    for (int i = s.lo; i < 32; i++)
+        if (x[i])
+            s.hi = i + 1;
+    if (s.hi < s.lo)
+        s.hi = s.lo;
+    return s;
+}
+
 /* sum_i sum_{j >= i+off} a[i]*b[j] as the reference build computes it: each
  * inner sum in four partial sums (j - i - off = L mod 4) over the largest
  * multiple of 4 terms, combined as (s0 + s2) + (s1 + s3) and added to the
- * total, then the remaining terms one by one. */
-static float tri_sum(const float *a, const float *b, int off)
+ * total, then the remaining terms one by one.
+ *
+ * Only the spans' terms are added: every term is >= +0, so a zero term adds
+ * +0.0f to a sum that is never -0.0f, which leaves its bits as they are;
+ * each remaining term goes to the partial sum (or the tail) it had. */
+static float tri_sum(const float *a, dist_span sa, const float *b, dist_span sb, int off)
 {
     float w = 0.0f;
-    for (int i = 0; i < 32; i++) {
+    for (int i = sa.lo; i < sa.hi; i++) {
         int start = i + off, n = 32 - start;
         if (n <= 0)
             break;
-        int main = n & ~3;
+        int main_end = start + (n & ~3);
+        int j0 = start > sb.lo ? start : sb.lo, j1 = main_end < sb.hi ? main_end : sb.hi;
         float l[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (int t = 0; t < main; t++)
-            l[t & 3] = l[t & 3] + a[i] * b[start + t];
-        if (main)
+        for (int j = j0; j < j1; j++)
+            l[(j - start) & 3] = l[(j - start) & 3] + a[i] * b[j];
+        if (main_end > start)
             w = w + ((l[0] + l[2]) + (l[1] + l[3]));
-        for (int j = start + main; j < 32; j++)
+        for (int j = main_end > sb.lo ? main_end : sb.lo; j < sb.hi; j++)
             w = w + a[i] * b[j];
     }
     return w;
@@ -322,11 +345,12 @@ void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5])
         p1[i] = BG_DIVC(p1r[i], 65535);
         g1[i] = BG_DIVC(g1r[i], 65535);
     }
-    float win = tri_sum(p1, p0, 0);
+    dist_span sp0 = span_of(p0r), sp1 = span_of(p1r);
+    float win = tri_sum(p1, sp1, p0, sp0, 0);
     float wg = 0.0f, lg = 0.0f;
     if (side_total(b[0]) == 15 || side_total(b[1]) == 15) {
-        wg = tri_sum(p1, g0, 0);
-        lg = tri_sum(p0, g1, 1);
+        wg = tri_sum(p1, sp1, g0, span_of(g0r), 0);
+        lg = tri_sum(p0, sp0, g1, span_of(g1r), 1);
     }
     out[0] = win;
     out[1] = wg;
