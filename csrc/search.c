@@ -227,11 +227,26 @@ static int prune_select(search_worker *w, int n, const bg_cubeinfo *ci_opp, int 
     return c0;
 }
 
+/* The cube seen by the opponent after the side on roll plays (ci_opp) and,
+ * cubeful, its split (kids): the same for every roll of a node. */
+typedef struct {
+    bg_cubeinfo ci_opp, kids[2];
+} reply_cube;
+
+static void reply_cube_init(const search_worker *w, const bg_cubeinfo *ci_move, reply_cube *rc)
+{
+    rc->ci_opp = *ci_move;
+    rc->ci_opp.move = !ci_move->move;
+    if (w->cubeful)
+        bg_cubepos_split(&rc->ci_opp, 1, 0, 0, rc->kids);
+}
+
 /* The side on roll's play for a roll at 0 ply (spec 3.2, 3.3). Writes the
  * resulting board, swapped (the opponent on roll), to out; returns 1 with
- * its 0-ply outputs in known/known_cls when it computed them. */
+ * its 0-ply outputs in known/known_cls when it computed them. rc: of ci_move. */
 static int choose_move(search_worker *w, const bg_board b, int d0, int d1,
-                       const bg_cubeinfo *ci_move, bg_board out, float known[5], int *known_cls)
+                       const bg_cubeinfo *ci_move, const reply_cube *rc, bg_board out,
+                       float known[5], int *known_cls)
 {
     int n = bg_roll_results(&w->sc->rt, b, d0, d1, w->sc->results);
     const bg_board *res = (const bg_board *)w->sc->results;
@@ -244,14 +259,10 @@ static int choose_move(search_worker *w, const bg_board b, int d0, int d1,
         memcpy(out, res[0], sizeof(bg_board));
         return 0;
     }
-    bg_cubeinfo ci_opp = *ci_move, kids[2];
-    ci_opp.move = !ci_move->move;
-    if (w->cubeful)
-        bg_cubepos_split(&ci_opp, 1, 0, 0, kids);
     int m = n, pruned = 0, pruned_cls = -1;
     if (w->prune) {
         int keep = 5 + floor_log2(n);
-        if (n > keep && (pruned_cls = prune_select(w, n, &ci_opp, keep)) >= 0) {
+        if (n > keep && (pruned_cls = prune_select(w, n, &rc->ci_opp, keep)) >= 0) {
             m = keep;
             pruned = 1;
         }
@@ -269,8 +280,8 @@ static int choose_move(search_worker *w, const bg_board b, int d0, int d1,
         for (int j = 0; j < k; j++) {
             float s1, s2;
             int idx = pruned ? pick[j] : t0 + j;
-            search_score_leaf(w, res[idx], cls[j], p[j], ci_move, &ci_opp, kids, w->low_eff_choice,
-                              &s1, &s2);
+            search_score_leaf(w, res[idx], cls[j], p[j], ci_move, &rc->ci_opp, rc->kids,
+                              w->low_eff_choice, &s1, &s2);
             if (best < 0 || s1 > bs || (s1 == bs && s2 > bs2)) {
                 best = idx;
                 bs = s1;
@@ -302,14 +313,14 @@ static void node_eval(search_worker *w, const bg_board b, int plies, const bg_cu
 
 /* One roll below an internal node: the side on roll's play, then the child. */
 static void roll_child(search_worker *w, const bg_board b, int r, const bg_cubeinfo *ci_move,
-                       const bg_cubeinfo *ci_child, const bg_cubeinfo *kids, int nk,
-                       int child_plies, float out[5], float *cfk)
+                       const reply_cube *rc, const bg_cubeinfo *kids, int nk, int child_plies,
+                       float out[5], float *cfk)
 {
     bg_board nb;
     float known[5];
     int kc = 0;
-    int has = choose_move(w, b, ROLL[r][0], ROLL[r][1], ci_move, nb, known, &kc);
-    node_eval(w, (const unsigned int(*)[25])nb, child_plies, ci_child, kids, nk, 0,
+    int has = choose_move(w, b, ROLL[r][0], ROLL[r][1], ci_move, rc, nb, known, &kc);
+    node_eval(w, (const unsigned int(*)[25])nb, child_plies, &rc->ci_opp, kids, nk, 0,
               has && w->reuse ? known : NULL, kc, out, cfk);
 }
 
@@ -367,16 +378,15 @@ static void node_eval(search_worker *w, const bg_board b, int plies, const bg_cu
         }
         return;
     }
-    bg_cubeinfo ci_child = *ci_move;
-    ci_child.move = !ci_move->move;
+    reply_cube rc; /* rc.ci_opp: the children's cube view */
+    reply_cube_init(w, ci_move, &rc);
     if (n)
         bg_cubepos_split(cps, n, top, 1, kids);
     int stride = nk > 0 ? nk : 1;
     float rout[21][5];
     float rcf[21 * stride];
     for (int r = 0; r < 21; r++)
-        roll_child(w, b, r, ci_move, &ci_child, kids, nk, plies - 1, rout[r],
-                   rcf + (size_t)r * stride);
+        roll_child(w, b, r, ci_move, &rc, kids, nk, plies - 1, rout[r], rcf + (size_t)r * stride);
     finish_node((const float(*)[5])rout, rcf, nk, ci_move->match_to, out, v);
     if (n)
         bg_cubepos_collapse(cps, n, kids, v, cf);
@@ -403,8 +413,11 @@ static void run_task(search_worker *w, job *jb, int t)
                   rn->top, NULL, 0, rn->out, rn->cf);
         return;
     }
-    roll_child(w, (const unsigned int(*)[25])rn->b, r, &rn->ci_move, &rn->ci_child, rn->kids,
-               2 * rn->n, rn->plies - 1, rn->rout[r], rn->rcf[r]);
+    reply_cube rc;
+    rc.ci_opp = rn->ci_child;
+    memcpy(rc.kids, rn->reply_kids, sizeof rc.kids);
+    roll_child(w, (const unsigned int(*)[25])rn->b, r, &rn->ci_move, &rc, rn->kids, 2 * rn->n,
+               rn->plies - 1, rn->rout[r], rn->rcf[r]);
 }
 
 static void job_loop(search_worker *w, job *jb)
@@ -438,8 +451,10 @@ static void root_setup(const search_worker *w, search_root *rn)
     int cls = bg_classify_board((const unsigned int(*)[25])rn->b);
     rn->internal = is_internal(w, cls, rn->plies, &rn->ci_move);
     if (rn->internal) {
-        rn->ci_child = rn->ci_move;
-        rn->ci_child.move = !rn->ci_move.move;
+        reply_cube rc;
+        reply_cube_init(w, &rn->ci_move, &rc);
+        rn->ci_child = rc.ci_opp;
+        memcpy(rn->reply_kids, rc.kids, sizeof rc.kids);
         if (rn->n)
             bg_cubepos_split(rn->cps, rn->n, rn->top, 1, rn->kids);
     }
@@ -714,5 +729,7 @@ int bg_search_choose0(const bg_engine *e, bg_cache *cache, const bg_search_setti
         return rc;
     if (!(cx.w.sc = search_thread_scratch()))
         return BG_SEARCH_ERR_MEMORY;
-    return choose_move(&cx.w, b, d0, d1, ci, out, known, known_cls);
+    reply_cube reply;
+    reply_cube_init(&cx.w, ci, &reply);
+    return choose_move(&cx.w, b, d0, d1, ci, &reply, out, known, known_cls);
 }

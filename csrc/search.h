@@ -65,6 +65,7 @@ typedef struct {
 typedef struct {
     bg_board b;
     bg_cubeinfo ci_move, ci_child;
+    bg_cubeinfo reply_kids[2]; /* cubeful: ci_child's split, for the plays of each roll */
     bg_cubeinfo cps[2], kids[4];
     int n, top, plies, internal;
     float out[5], cf[2];
