@@ -39,26 +39,37 @@ static inline int sparse_point(int *idx, float *val, int m, int base, unsigned i
 }
 
 /* The non-zero codes of a point (not the bar) holding n >= 1 chequers: one
- * 1 at FIRST_CODE[n], then (n - 3) / 2 at +3 when n >= 4. Two branch-free
- * appends instead of sparse_point's four (this runs for every pruning-net
- * and contact evaluation). */
-static const unsigned char FIRST_CODE[16] = {0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+ * 1 at code FIRST_CODE[n], then (n - 3) / 2 at code 3 when n >= 4. Both
+ * entries are written as one pair (8 bytes of idx, 8 of val; the second is
+ * overwritten when n < 4) and the count advances by 1 or 2: this runs for
+ * every occupied point of every pruning-net and contact evaluation. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define CODE_PAIR(first) ((uint64_t)(first) << 32 | 3u) /* idx[m] is the high half */
+#else
+#define CODE_PAIR(first) ((uint64_t)(first) | (uint64_t)3 << 32)
+#endif
+static const uint64_t CODE_IDX[16] = {
+    CODE_PAIR(0), CODE_PAIR(0), CODE_PAIR(1), CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2),
+    CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2),
+    CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2), CODE_PAIR(2)};
+#undef CODE_PAIR
+static const float CODE_VAL[16][2] __attribute__((aligned(8))) = {
+    {1, 0},    {1, 0}, {1, 0},    {1, 0}, {1, 0.5f}, {1, 1},    {1, 1.5f}, {1, 2},
+    {1, 2.5f}, {1, 3}, {1, 3.5f}, {1, 4}, {1, 4.5f}, {1, 5},    {1, 5.5f}, {1, 6}};
 
 /* The base encoding of one side's occupied points (occ: bitmap of 0..24).
  * The count is pointer-sized: it indexes without a sign extension. */
-static int sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float *val,
-                            int m0)
+static inline __attribute__((always_inline)) int
+sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float *val, int m0)
 {
     ptrdiff_t m = m0;
     for (uint32_t o = occ & 0xffffffu; o; o &= o - 1) {
         int i = __builtin_ctz(o);
         unsigned int n = clamp15(s[i]);
-        int k = base + 4 * i;
-        idx[m] = k + FIRST_CODE[n];
-        val[m++] = 1.0f;
-        idx[m] = k + 3;
-        val[m] = POINT_CODE[n][3];
-        m += n > 3;
+        uint64_t pair = CODE_IDX[n] + (uint64_t)(uint32_t)(base + 4 * i) * 0x100000001ULL;
+        memcpy(idx + m, &pair, sizeof pair);
+        memcpy(val + m, CODE_VAL[n], sizeof CODE_VAL[n]);
+        m += 1 + ((n + 12) >> 4); /* 2 when n >= 4 (n <= 15), arithmetic: no branch */
     }
     if (occ >> 24)
         return sparse_point(idx, val, (int)m, base + 96, s[24], 1);
