@@ -10,13 +10,8 @@
 /* ---- base block -------------------------------------------------------- */
 
 /* Point encoding (spec 3.1) of n = 0..15 chequers: n=1 -> (1,0,0,0),
- * n=2 -> (0,1,0,0), n>=3 -> (0,0,1,(n-3)/2); the bar is cumulative. */
-static const float POINT_CODE[16][4] __attribute__((aligned(16))) = {
-    {0, 0, 0, 0},    {1, 0, 0, 0},    {0, 1, 0, 0},    {0, 0, 1, 0},
-    {0, 0, 1, 0.5f}, {0, 0, 1, 1},    {0, 0, 1, 1.5f}, {0, 0, 1, 2},
-    {0, 0, 1, 2.5f}, {0, 0, 1, 3},    {0, 0, 1, 3.5f}, {0, 0, 1, 4},
-    {0, 0, 1, 4.5f}, {0, 0, 1, 5},    {0, 0, 1, 5.5f}, {0, 0, 1, 6},
-};
+ * n=2 -> (0,1,0,0), n>=3 -> (0,0,1,(n-3)/2) (as sparse pairs below); the
+ * bar is cumulative. */
 static const float BAR_CODE[16][4] __attribute__((aligned(16))) = {
     {0, 0, 0, 0},    {1, 0, 0, 0},    {1, 1, 0, 0},    {1, 1, 1, 0},
     {1, 1, 1, 0.5f}, {1, 1, 1, 1},    {1, 1, 1, 1.5f}, {1, 1, 1, 2},
@@ -26,10 +21,10 @@ static const float BAR_CODE[16][4] __attribute__((aligned(16))) = {
 
 static unsigned int clamp15(unsigned int n) { return n > 15 ? 15 : n; }
 
-/* Appends a point's non-zero codes (offset base) to a sparse list. */
-static inline int sparse_point(int *idx, float *val, int m, int base, unsigned int n, int bar)
+/* Appends the bar's non-zero codes (offset base) to a sparse list. */
+static inline int sparse_bar(int *idx, float *val, int m, int base, unsigned int n)
 {
-    const float *code = bar ? BAR_CODE[clamp15(n)] : POINT_CODE[clamp15(n)];
+    const float *code = BAR_CODE[clamp15(n)];
     for (int k = 0; k < 4; k++) {
         idx[m] = base + k;
         val[m] = code[k];
@@ -42,7 +37,7 @@ static inline int sparse_point(int *idx, float *val, int m, int base, unsigned i
  * 1 at code FIRST_CODE[n], then (n - 3) / 2 at code 3 when n >= 4. Both
  * entries are written as one pair (8 bytes of idx, 8 of val; the second is
  * overwritten when n < 4) and the count advances by 1 or 2: this runs for
- * every occupied point of every pruning-net and contact evaluation. */
+ * every occupied point of every pruning-net, race and contact evaluation. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define CODE_PAIR(first) ((uint64_t)(first) << 32 | 3u) /* idx[m] is the high half */
 #else
@@ -57,13 +52,15 @@ static const float CODE_VAL[16][2] __attribute__((aligned(8))) = {
     {1, 0},    {1, 0}, {1, 0},    {1, 0}, {1, 0.5f}, {1, 1},    {1, 1.5f}, {1, 2},
     {1, 2.5f}, {1, 3}, {1, 3.5f}, {1, 4}, {1, 4.5f}, {1, 5},    {1, 5.5f}, {1, 6}};
 
-/* The base encoding of one side's occupied points (occ: bitmap of 0..24).
- * The count is pointer-sized: it indexes without a sign extension. */
-static inline __attribute__((always_inline)) int
-sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float *val, int m0)
+/* The point encodings of the occupied points pts (a bitmap, the bar
+ * excluded) of a side. The count is pointer-sized: it indexes without a
+ * sign extension. */
+static inline __attribute__((always_inline)) int sparse_points(const unsigned int *s, uint32_t pts,
+                                                               int base, int *idx, float *val,
+                                                               int m0)
 {
     ptrdiff_t m = m0;
-    for (uint32_t o = occ & 0xffffffu; o; o &= o - 1) {
+    for (uint32_t o = pts; o; o &= o - 1) {
         int i = __builtin_ctz(o);
         unsigned int n = clamp15(s[i]);
         uint64_t pair = CODE_IDX[n] + (uint64_t)(uint32_t)(base + 4 * i) * 0x100000001ULL;
@@ -71,9 +68,17 @@ sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float 
         memcpy(val + m, CODE_VAL[n], sizeof CODE_VAL[n]);
         m += 1 + ((n + 12) >> 4); /* 2 when n >= 4 (n <= 15), arithmetic: no branch */
     }
-    if (occ >> 24)
-        return sparse_point(idx, val, (int)m, base + 96, s[24], 1);
     return (int)m;
+}
+
+/* The base encoding of one side's occupied points (occ: bitmap of 0..24). */
+static inline __attribute__((always_inline)) int
+sparse_base_side(const unsigned int *s, uint32_t occ, int base, int *idx, float *val, int m0)
+{
+    int m = sparse_points(s, occ & 0xffffffu, base, idx, val, m0);
+    if (occ >> 24)
+        return sparse_bar(idx, val, m, base + 96, s[24]);
+    return m;
 }
 
 void bg_sparse_base(const bg_board b, bg_sparse *out)
@@ -104,10 +109,7 @@ static int sparse_race_side(const unsigned int *s, int base, int *idx, float *va
     unsigned int total = 0;
     for (int i = 0; i < 25; i++)
         total += s[i];
-    for (uint32_t o = bg_occupied(s) & 0x7fffffu; o; o &= o - 1) {
-        int i = __builtin_ctz(o);
-        m = sparse_point(idx, val, m, base + 4 * i, s[i], 0);
-    }
+    m = sparse_points(s, bg_occupied(s) & 0x7fffffu, base, idx, val, m);
     unsigned int off = total >= 15 ? 0 : 15 - total;
     if (off >= 1 && off <= 14) {
         idx[m] = base + 92 + (int)off - 1;
