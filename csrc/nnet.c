@@ -336,6 +336,22 @@ __attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
     return _mm512_mask_sub_ps(c, _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), one, c);
 }
 
+/* -beta_output times the 5 outputs' sums (lanes 0..4) from the output layer's
+ * partial sums (output_layer_avx512's acc and acc4), combined in registers as
+ * the reference build does: lane 4o = (l0 + l2) + (l1 + l3), then the threshold. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512
+output_z_avx512(const bg_net *net, __m512 acc, __m128 acc4)
+{
+    __m512 p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+    p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
+    __m128 p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
+    p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
+    const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512 sum = _mm512_maskz_permutex2var_ps(0x1f, p, lanes, _mm512_castps128_ps512(p4));
+    __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(0x1f, net->th_out), sum);
+    return _mm512_mul_ps(_mm512_set1_ps(-net->beta_output), r);
+}
+
 /* The output layer's four partial sums of every output at once: lane 4o+L
  * of acc holds output o's sum over hidden units k = L mod 4 (output 4 in
  * acc4), each in k order, exactly as output_layer_generic. */
@@ -351,16 +367,8 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
                                                _mm512_load_ps(net->w_out_q + 16 * t)));
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(h4, _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    /* in registers (no store and reload): lane 4o = (l0 + l2) + (l1 + l3) */
-    __m512 p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
-    p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
-    __m128 p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
-    p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 sum = _mm512_maskz_permutex2var_ps(0x1f, p, lanes, _mm512_castps128_ps512(p4));
-    __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(0x1f, net->th_out), sum);
     /* the permute sigmoid: no gather */
-    _mm512_mask_storeu_ps(out, 0x1f, sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_output), r)));
+    _mm512_mask_storeu_ps(out, 0x1f, sigmoid_avx512(output_z_avx512(net, acc, acc4)));
 }
 
 /* n_hidden a multiple of 8 (the race pruning net has 8 units: half a register). */
@@ -519,14 +527,7 @@ small_output_z_avx512(const bg_net *net, const float *h, const int nh)
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(_mm512_castps512_ps128(hb),
                                            _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    __m512 p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
-    p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
-    __m128 p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
-    p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 sum = _mm512_maskz_permutex2var_ps(0x1f, p, lanes, _mm512_castps128_ps512(p4));
-    __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(0x1f, net->th_out), sum);
-    return _mm512_mul_ps(_mm512_set1_ps(-net->beta_output), r);
+    return output_z_avx512(net, acc, acc4);
 }
 
 /* Three boards' output sigmoids in one vector: board j's 5 lanes at 5j (the
