@@ -28,7 +28,7 @@ def _slow_bytes(board: Any) -> bytes:
 def board_bytes(position: Any) -> bytes:
     """A position's board as 50 bytes (board[0] then board[1]), the C boundary format."""
     if type(position) is Position:
-        return position.key
+        return position._key or position.key  # a key carried from construction: no property call
     board = getattr(position, "board", position)
     try:
         key = bytes(board[0]) + bytes(board[1])

@@ -32,7 +32,7 @@ from engine._core import ffi, lib
 from engine.boards import board_bytes, boards_bytes
 from engine.errors import DataFileError
 from engine.met import MatchEquityTable, default_met, met_at
-from engine.position import Position, boards_from_ids
+from engine.position import boards_from_ids
 from engine.probabilities import Probabilities
 
 _LOAD_VERIFY = 1
@@ -101,8 +101,7 @@ class Engine:
 
     def evaluate(self, position: Any) -> Probabilities:
         """0-ply cubeless probabilities of a Position (or raw 2x25 board) for the side on roll."""
-        key = position._key if type(position) is Position and position._key else board_bytes(position)
-        probs: Probabilities | None = native.evaluate(self._engine_addr, self._cache_addr, key)
+        probs: Probabilities | None = native.evaluate(self._engine_addr, self._cache_addr, board_bytes(position))
         if probs is None:
             raise ValueError("a side has more than 15 checkers")
         return probs

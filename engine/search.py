@@ -217,13 +217,6 @@ def _flat(position: Any) -> Any:
         raise ValueError(f"bad board: {exc}") from None
 
 
-def _key(position: Any) -> bytes:
-    """The board as the engine's 50 bytes (a Position's own key)."""
-    if type(position) is Position:
-        return position.key
-    return board_bytes(position)
-
-
 def _check(rc: int) -> int:
     if rc < 0:
         raise (ValueError if rc in (-1, -2, -3) else EngineError)(_ERRORS.get(rc, f"search error {rc}"))
@@ -257,13 +250,6 @@ class Candidate:
     cubeless_equity: float
     position: Position  # the board after the play, seen from the mover
 
-
-class _Buffers(threading.local):
-    arrays: tuple[Any, ...]  # this thread's C arrays for bg_best_move
-    cube: tuple[Any, Any, Any, Any]  # and for bg_cube_decide8
-
-
-_buffers = _Buffers()
 
 
 class MoveDecision:
@@ -314,7 +300,7 @@ def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSta
     """
     c = _call_context(engine, level, match, threads, True, False)
     d1, d2 = dice
-    key = position._key if type(position) is Position and position._key else board_bytes(position)
+    key = board_bytes(position)
     n, blob = native.best(engine._engine_addr, engine._cache_addr, key, d1, d2, c.c_settings_addr,
                           c.cube_info_addr, max_candidates if type(max_candidates) is int else int(max_candidates))
     if n <= 0:
@@ -363,7 +349,7 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
     doubler). ``beavers``: money play allows beavers (gnubg's default).
     """
     c = _call_context(engine, level, match, threads, beavers, True)
-    key = position._key if type(position) is Position and position._key else board_bytes(position)
+    key = board_bytes(position)
     code, optimal, equities, pre_win, available, double_point, beavering = native.cube(
         engine._engine_addr, engine._cache_addr, key, c.c_settings_addr, c.cube_info_addr)
     return decision_from_c(_check(code), optimal, equities, pre_win, available, double_point, beavering,
@@ -390,7 +376,7 @@ def _cube_infos(engine: Any, match: MatchState | None | Sequence[MatchState | No
 
 
 def _keys(positions: Sequence[Any]) -> bytes:
-    return b"".join([_key(p) for p in positions])
+    return b"".join([board_bytes(p) for p in positions])
 
 
 def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Sequence[tuple[int, int]],
