@@ -107,15 +107,28 @@ static PyObject *floats(PyObject *type, allocfunc alloc, const float *p, int n)
     return t;
 }
 
+/* The arguments every engine call starts with: (engine, cache, key, ...), want of
+ * them in all. Returns the key, or NULL with the error set. */
+static const char *engine_args(PyObject *const *args, Py_ssize_t n, Py_ssize_t want, const char *name,
+                               void **engine, void **cache)
+{
+    if (n != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments", name, want);
+        return NULL;
+    }
+    *engine = address(args[0]);
+    *cache = address(args[1]);
+    const char *key = key_arg(args[2]);
+    return key && !PyErr_Occurred() ? key : NULL;
+}
+
 /* evaluate(engine, cache, key) -> Probabilities, or None if a side has over 15 chequers */
 static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
-    if (n != 3)
-        return PyErr_Format(PyExc_TypeError, "evaluate takes 3 arguments");
-    void *engine = address(args[0]), *cache = address(args[1]);
-    const char *key = key_arg(args[2]);
-    if (!key || PyErr_Occurred())
+    void *engine, *cache;
+    const char *key = engine_args(args, n, 3, "evaluate", &engine, &cache);
+    if (!key)
         return NULL;
     float out[5];
     int rc;
@@ -133,12 +146,12 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t n)
 static PyObject *cube(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
-    if (n != 5)
-        return PyErr_Format(PyExc_TypeError, "cube takes 5 arguments");
-    void *engine = address(args[0]), *cache = address(args[1]);
-    const char *key = key_arg(args[2]);
+    void *engine, *cache;
+    const char *key = engine_args(args, n, 5, "cube", &engine, &cache);
+    if (!key)
+        return NULL;
     void *settings = address(args[3]), *ci = address(args[4]);
-    if (!key || PyErr_Occurred())
+    if (PyErr_Occurred())
         return NULL;
     float out[4], probs[5], pre[5], info[3];
     int code;
@@ -193,13 +206,13 @@ static search_out *thread_scratch(void)
 static PyObject *best(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     (void)self;
-    if (n != 8)
-        return PyErr_Format(PyExc_TypeError, "best takes 8 arguments");
-    void *engine = address(args[0]), *cache = address(args[1]);
-    const char *key = key_arg(args[2]);
+    void *engine, *cache;
+    const char *key = engine_args(args, n, 8, "best", &engine, &cache);
+    if (!key)
+        return NULL;
     long d1 = PyLong_AsLong(args[3]), d2 = PyLong_AsLong(args[4]), limit = PyLong_AsLong(args[7]);
     void *settings = address(args[5]), *ci = address(args[6]);
-    if (!key || PyErr_Occurred())
+    if (PyErr_Occurred())
         return NULL;
     limit = limit < 1 ? 1 : limit > MAX_PLAYS ? MAX_PLAYS : limit; /* the ranked list kept */
     search_out *s = thread_scratch();
