@@ -58,6 +58,10 @@ def test_bad_keys_are_type_errors_not_crashes(engine):
         native.evaluate(engine._engine_addr, engine._cache_addr, b"\0" * 49)
     with pytest.raises(TypeError):
         native.evaluate(engine._engine_addr, engine._cache_addr)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        native.cube(engine._engine_addr, engine._cache_addr, b"\0" * 50)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        native.best(engine._engine_addr)  # type: ignore[call-arg]
 
 
 def test_best_move_in_threads_equals_one_thread(engine):
