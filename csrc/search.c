@@ -27,6 +27,7 @@
 #include "search.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,17 +312,38 @@ static void node_eval(search_worker *w, const bg_board b, int plies, const bg_cu
                       const bg_cubeinfo *cps, int n, int top, const float *known, int known_cls,
                       float out[5], float *cf);
 
-/* One roll below an internal node: the side on roll's play, then the child. */
-static void roll_child(search_worker *w, const bg_board b, int r, const bg_cubeinfo *ci_move,
-                       const reply_cube *rc, const bg_cubeinfo *kids, int nk, int child_plies,
-                       float out[5], float *cfk)
+/* The first roll q < r whose chosen play's board equals nb[r], else r. */
+static int first_equal_child(const bg_board *nb, int r)
 {
-    bg_board nb;
-    float known[5];
-    int kc = 0;
-    int has = choose_move(w, b, ROLL[r][0], ROLL[r][1], ci_move, rc, nb, known, &kc);
-    node_eval(w, (const unsigned int(*)[25])nb, child_plies, &rc->ci_opp, kids, nk, 0,
-              has && w->reuse ? known : NULL, kc, out, cfk);
+    for (int q = 0; q < r; q++)
+        if (!memcmp(nb[q], nb[r], sizeof(bg_board)))
+            return q;
+    return r;
+}
+
+/* The 21 rolls below an internal node: the side on roll's play, then the
+ * child, into rout[r] and rcf[r * stride]. A child equal to an earlier roll's
+ * (a dance, or plays that end alike) is copied, not evaluated again, when
+ * it is a subtree and equal boards evaluate equal. */
+static void roll_children(search_worker *w, const bg_board b, const bg_cubeinfo *ci_move,
+                          const reply_cube *rc, const bg_cubeinfo *kids, int nk, int child_plies,
+                          float (*rout)[5], float *rcf, int stride)
+{
+    bg_board nb[21];
+    int dedupe = w->repeatable && child_plies > 0;
+    for (int r = 0; r < 21; r++) {
+        float known[5];
+        int kc = 0;
+        int has = choose_move(w, b, ROLL[r][0], ROLL[r][1], ci_move, rc, nb[r], known, &kc);
+        int q = dedupe ? first_equal_child((const bg_board *)nb, r) : r;
+        if (q < r) {
+            memcpy(rout[r], rout[q], 5 * sizeof(float));
+            memcpy(rcf + (size_t)r * stride, rcf + (size_t)q * stride, (size_t)nk * sizeof(float));
+            continue;
+        }
+        node_eval(w, (const unsigned int(*)[25])nb[r], child_plies, &rc->ci_opp, kids, nk, 0,
+                  has && w->repeatable ? known : NULL, kc, rout[r], rcf + (size_t)r * stride);
+    }
 }
 
 /* Averages the 21 children (gnubg's order and weights), seen from the node. */
@@ -385,8 +407,7 @@ static void node_eval(search_worker *w, const bg_board b, int plies, const bg_cu
     int stride = nk > 0 ? nk : 1;
     float rout[21][5];
     float rcf[21 * stride];
-    for (int r = 0; r < 21; r++)
-        roll_child(w, b, r, ci_move, &rc, kids, nk, plies - 1, rout[r], rcf + (size_t)r * stride);
+    roll_children(w, b, ci_move, &rc, kids, nk, plies - 1, rout, rcf, stride);
     finish_node((const float(*)[5])rout, rcf, nk, ci_move->match_to, out, v);
     if (n)
         bg_cubepos_collapse(cps, n, kids, v, cf);
@@ -394,15 +415,38 @@ static void node_eval(search_worker *w, const bg_board b, int plies, const bg_cu
 
 /* ---- top-level jobs and threads ------------------------------------------------------ */
 
+/* Tasks: a whole root (roll -1), a roll of an internal root (0..20: its
+ * play, then its child unless the root is split) or the child of a split
+ * root's roll (21 + r). The plays of split roots come first; their children
+ * are listed, once per distinct board, by the thread that finishes the last
+ * play, and the threads that reach them wait until then. */
 typedef struct {
     search_worker proto; /* settings shared by every worker (scratch excluded) */
     search_root *roots;
     int n_roots;
     int *task_root; /* root index of task t */
-    int *task_roll; /* roll of task t, -1 = the whole (leaf) root */
-    int n_tasks;
-    atomic_int next;
+    int *task_roll;
+    int n_plays;    /* tasks [0, n_plays): split roots' plays */
+    int n_ready;    /* tasks [0, n_ready): listed from the start */
+    int n_tasks;    /* all tasks, once children_ready */
+    atomic_int next, plays_done, children_ready;
 } job;
+
+static void root_play(search_worker *w, search_root *rn, int r)
+{
+    reply_cube rc;
+    rc.ci_opp = rn->ci_child;
+    memcpy(rc.kids, rn->reply_kids, sizeof rc.kids);
+    rn->has_known[r] = choose_move(w, (const unsigned int(*)[25])rn->b, ROLL[r][0], ROLL[r][1],
+                                   &rn->ci_move, &rc, rn->child[r], rn->known[r], &rn->known_cls[r]);
+}
+
+static void root_child(search_worker *w, search_root *rn, int r)
+{
+    node_eval(w, (const unsigned int(*)[25])rn->child[r], rn->plies - 1, &rn->ci_child, rn->kids,
+              2 * rn->n, 0, rn->has_known[r] && w->repeatable ? rn->known[r] : NULL,
+              rn->known_cls[r], rn->rout[r], rn->rcf[r]);
+}
 
 static void run_task(search_worker *w, job *jb, int t)
 {
@@ -411,22 +455,48 @@ static void run_task(search_worker *w, job *jb, int t)
     if (r < 0) {
         node_eval(w, (const unsigned int(*)[25])rn->b, rn->plies, &rn->ci_move, rn->cps, rn->n,
                   rn->top, NULL, 0, rn->out, rn->cf);
-        return;
+    } else if (r >= 21) {
+        root_child(w, rn, r - 21);
+    } else {
+        root_play(w, rn, r);
+        if (!rn->split)
+            root_child(w, rn, r);
     }
-    reply_cube rc;
-    rc.ci_opp = rn->ci_child;
-    memcpy(rc.kids, rn->reply_kids, sizeof rc.kids);
-    roll_child(w, (const unsigned int(*)[25])rn->b, r, &rn->ci_move, &rc, rn->kids, 2 * rn->n,
-               rn->plies - 1, rn->rout[r], rn->rcf[r]);
+}
+
+/* Lists the children of the split roots, each distinct board once. */
+static void list_children(job *jb)
+{
+    int t = jb->n_ready;
+    for (int i = 0; i < jb->n_roots; i++) {
+        search_root *rn = &jb->roots[i];
+        if (!rn->split)
+            continue;
+        for (int r = 0; r < 21; r++) {
+            rn->same[r] = first_equal_child((const bg_board *)rn->child, r);
+            if (rn->same[r] == r) {
+                jb->task_root[t] = i;
+                jb->task_roll[t++] = 21 + r;
+            }
+        }
+    }
+    jb->n_tasks = t;
+    atomic_store_explicit(&jb->children_ready, 1, memory_order_release);
 }
 
 static void job_loop(search_worker *w, job *jb)
 {
     for (;;) {
         int t = atomic_fetch_add(&jb->next, 1);
-        if (t >= jb->n_tasks)
-            break;
+        if (t >= jb->n_ready) {
+            while (!atomic_load_explicit(&jb->children_ready, memory_order_acquire))
+                sched_yield(); /* the last plays are short */
+            if (t >= jb->n_tasks)
+                break;
+        }
         run_task(w, jb, t);
+        if (t < jb->n_plays && atomic_fetch_add(&jb->plays_done, 1) + 1 == jb->n_plays)
+            list_children(jb);
     }
 }
 
@@ -450,6 +520,7 @@ static void root_setup(const search_worker *w, search_root *rn)
 {
     int cls = bg_classify_board((const unsigned int(*)[25])rn->b);
     rn->internal = is_internal(w, cls, rn->plies, &rn->ci_move);
+    rn->split = rn->internal && rn->plies > 1 && w->repeatable;
     if (rn->internal) {
         reply_cube rc;
         reply_cube_init(w, &rn->ci_move, &rc);
@@ -465,6 +536,12 @@ static void root_finish(search_root *rn)
     if (!rn->internal)
         return;
     int nk = 2 * rn->n;
+    if (rn->split)
+        for (int r = 0; r < 21; r++)
+            if (rn->same[r] != r) {
+                memcpy(rn->rout[r], rn->rout[rn->same[r]], sizeof rn->rout[r]);
+                memcpy(rn->rcf[r], rn->rcf[rn->same[r]], sizeof rn->rcf[r]);
+            }
     float v[4];
     float flat[21 * 4];
     for (int r = 0; r < 21; r++)
@@ -479,44 +556,51 @@ static void root_finish(search_root *rn)
 int search_run_job(const search_worker *proto, search_scratch *sc, search_root *roots, int n_roots,
                    int threads)
 {
-    int n_tasks = 0;
+    int n_split = 0, n_rolls = 0, n_leaves = 0;
     for (int i = 0; i < n_roots; i++) {
         root_setup(proto, &roots[i]);
-        n_tasks += roots[i].internal ? 21 : 1;
+        n_split += roots[i].split;
+        n_rolls += roots[i].internal && !roots[i].split;
+        n_leaves += !roots[i].internal;
     }
     job jb;
     jb.proto = *proto;
     jb.roots = roots;
     jb.n_roots = n_roots;
-    jb.task_root = malloc(sizeof(int) * (size_t)(n_tasks > 0 ? n_tasks : 1));
-    jb.task_roll = malloc(sizeof(int) * (size_t)(n_tasks > 0 ? n_tasks : 1));
+    jb.n_plays = 21 * n_split;
+    jb.n_ready = jb.n_plays + 21 * n_rolls + n_leaves;
+    jb.n_tasks = jb.n_ready;
+    size_t most = (size_t)(jb.n_ready + 21 * n_split);
+    jb.task_root = malloc(sizeof(int) * (most > 0 ? most : 1));
+    jb.task_roll = malloc(sizeof(int) * (most > 0 ? most : 1));
     if (!jb.task_root || !jb.task_roll) {
         free(jb.task_root);
         free(jb.task_roll);
         return -1;
     }
-    /* internal roots first (the long tasks), leaves after */
+    /* split roots' plays, the other internal roots' rolls (the long tasks), leaves */
     int t = 0;
-    for (int i = 0; i < n_roots; i++)
-        if (roots[i].internal)
-            for (int r = 0; r < 21; r++, t++) {
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < n_roots; i++) {
+            const search_root *rn = &roots[i];
+            if (pass < 2 && rn->internal && rn->split == !pass)
+                for (int r = 0; r < 21; r++, t++) {
+                    jb.task_root[t] = i;
+                    jb.task_roll[t] = r;
+                }
+            else if (pass == 2 && !rn->internal) {
                 jb.task_root[t] = i;
-                jb.task_roll[t] = r;
+                jb.task_roll[t++] = -1;
             }
-    for (int i = 0; i < n_roots; i++)
-        if (!roots[i].internal) {
-            jb.task_root[t] = i;
-            jb.task_roll[t++] = -1;
         }
-    jb.n_tasks = n_tasks;
     atomic_init(&jb.next, 0);
+    atomic_init(&jb.plays_done, 0);
+    atomic_init(&jb.children_ready, n_split == 0);
 
     search_worker me = *proto;
     me.sc = sc;
     int helpers = threads - 1;
-    int internal_tasks = 0;
-    for (int i = 0; i < n_roots; i++)
-        internal_tasks += roots[i].internal ? 21 : 0;
+    int internal_tasks = 21 * (n_split + n_rolls);
     if (helpers > internal_tasks / 2)
         helpers = internal_tasks / 2; /* leaf-only jobs are not worth a thread */
     bg_pool pool;
@@ -572,7 +656,7 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
     w->low_eff = s->efficiency_set == 1 && s->plies <= 1;
     w->low_eff_choice = w->prune ? w->low_eff : s->efficiency_set == 1;
     w->cache = s->noise > 0.0f ? NULL : cache;
-    w->reuse = s->noise == 0.0f || s->deterministic;
+    w->repeatable = s->noise == 0.0f || s->deterministic;
     cx->threads = s->threads > 0 ? s->threads : bg_pool_cores();
     if (s->noise > 0.0f && !s->deterministic) {
         bg_isaac_seed(&cx->rng, s->seed);

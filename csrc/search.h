@@ -49,7 +49,9 @@ typedef struct {
     int prune;              /* pruning nets usable (prune and no noise) */
     int low_eff;            /* gnubg 1.1's 0-1 ply cube efficiencies at the leaves */
     int low_eff_choice;     /* the same for the 0-ply move choices inside the tree */
-    int reuse;              /* a chosen move's 0-ply outputs serve as the child leaf */
+    int repeatable;         /* no random noise: a board evaluates the same each time, so a
+                               chosen move's 0-ply outputs serve as the child leaf and
+                               the equal children of a node are evaluated once */
     bg_isaac *rng;          /* random noise only (one thread) */
     search_scratch *sc;     /* this thread's */
 } search_worker;
@@ -71,6 +73,13 @@ typedef struct {
     float out[5], cf[2];
     float rout[21][5];
     float rcf[21][4];
+    /* split roots (children internal, repeatable): the plays of all 21 rolls
+     * are chosen first, then each distinct child is evaluated once */
+    int split;
+    bg_board child[21];
+    float known[21][5];
+    int known_cls[21], has_known[21];
+    int same[21]; /* the first roll whose child equals this roll's */
 } search_root;
 
 /* The calling thread's scratch (NULL when out of memory). */
