@@ -577,13 +577,13 @@ static int ceil_div15(int x, int d)
     return (int)(((uint32_t)(x + d - 1) * R[d]) >> 18);
 }
 
-/* Fields 3..24 of one extra block: b's features against o (spec 3.4).
+/* b's fields that depend on the opponent only through its rearmost point
+ * opp_back (-1 when on the bar): contact breaks, timing, back chequers and
+ * anchors, escapes and containment, spread, backbone, back games (spec 3.4).
  * Returns b's chequer count, bar included (for the men-off fields). */
-static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
-                           const unsigned int *o, const side_bits *sb, const side_bits *so,
-                           float *x)
+static int own_features(const bg_escape_tables *tab, const unsigned int *b, const side_bits *sb,
+                        int opp_back, float *x)
 {
-    int opp_back = 23 - msb_or_neg(so->occ); /* nOppBack: -1 when on the bar */
     int back = msb_or_neg(sb->occ);
 
     side_pts pts = side_pts_of(b);
@@ -643,8 +643,6 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         x[X_FORWARD_ANCHOR] = BG_DIVC(24 - j - 13 * (int)((unsigned int)j >> 31), 6);
     }
 
-    hit_features(b, o, sb, so, x);
-
     /* BACKESCAPES, BACKRESCAPES, ACONTAIN, CONTAIN */
     {
         int m = escape_mask(sb->made, 23 - opp_back);
@@ -668,19 +666,6 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         x[X_CONTAIN] = BG_DIVC(36 - pre[8], 36);
         x[X_CONTAIN2] = x[X_CONTAIN] * x[X_CONTAIN];
     }
-    /* MOBILITY (escapes through the opponent's points) */
-    {
-        int n = 0;
-        uint32_t made = so->made & 0xffffffu;
-        for (uint32_t m = sb->occ & ~0x3fu; m; m &= m - 1) {
-            int i = __builtin_ctz(m);
-            /* escape_mask(so->made, i) for i >= 6: below 12 the shift
-             * leaves only i bits */
-            uint32_t w = (made >> (24 - i)) & 0xfffu;
-            n += (i - 5) * (int)b[i] * tab->esc[w];
-        }
-        x[X_MOBILITY] = BG_DIVC(n, 3600);
-    }
     /* MOMENT2: over i > mean (bar included), b[i] (i - mean)^2 expanded */
     {
         int j = all.c + bar, s = all.l + 24 * bar, k = 0;
@@ -693,13 +678,6 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
                 k = ceil_div15(k, j2);
         }
         x[X_MOMENT2] = BG_DIVC(k, 400);
-    }
-    /* ENTER, ENTER2 */
-    {
-        int loss = tab->enter_loss[b[24] > 2 ? 2 : b[24]][so->made & 0x3fu];
-        x[X_ENTER] = BG_DIVC(loss, 294);
-        int n = POP6[so->made & 0x3fu];
-        x[X_ENTER2] = BG_DIVC(36 - (n - 6) * (n - 6), 36);
     }
     /* BACKBONE: the rearmost made point pa (never updated, gnubg's quirk)
      * against every made point j below it, down to point 1, weighing 11 up
@@ -724,6 +702,34 @@ static int extra_features(const bg_escape_tables *tab, const unsigned int *b,
         x[X_BACKG1] = BG_DIVC(tot & -(nac == 1), 8);
     }
     return all.c + bar;
+}
+
+/* b's fields against the opponent's points: hitting chances, mobility, entering. */
+static void against_features(const bg_escape_tables *tab, const unsigned int *b,
+                             const unsigned int *o, const side_bits *sb, const side_bits *so,
+                             float *x)
+{
+    hit_features(b, o, sb, so, x);
+    /* MOBILITY (escapes through the opponent's points) */
+    {
+        int n = 0;
+        uint32_t made = so->made & 0xffffffu;
+        for (uint32_t m = sb->occ & ~0x3fu; m; m &= m - 1) {
+            int i = __builtin_ctz(m);
+            /* escape_mask(so->made, i) for i >= 6: below 12 the shift
+             * leaves only i bits */
+            uint32_t w = (made >> (24 - i)) & 0xfffu;
+            n += (i - 5) * (int)b[i] * tab->esc[w];
+        }
+        x[X_MOBILITY] = BG_DIVC(n, 3600);
+    }
+    /* ENTER, ENTER2 */
+    {
+        int loss = tab->enter_loss[b[24] > 2 ? 2 : b[24]][so->made & 0x3fu];
+        x[X_ENTER] = BG_DIVC(loss, 294);
+        int n = POP6[so->made & 0x3fu];
+        x[X_ENTER2] = BG_DIVC(36 - (n - 6) * (n - 6), 36);
+    }
 }
 
 static unsigned int off_count(int total) { return total >= 15 ? 0 : 15 - (unsigned int)total; }
@@ -758,12 +764,37 @@ static void off_noncrashed(unsigned int m, float *f)
     }
 }
 
+/* The plays of one roll leave the side on roll the same board: its own
+ * fields are kept per thread and reused while that board and the
+ * opponent's rearmost point stay the same. */
+typedef struct {
+    int valid, opp_back, total;
+    unsigned int board[25];
+    float x[BG_N_CONTACT_EXTRAS]; /* the own fields (others unset) */
+} own_memo;
+
+static _Thread_local own_memo memo;
+
 void bg_contact_extras(const bg_escape_tables *t, const bg_board b, int crashed,
                        float x[2][BG_N_CONTACT_EXTRAS], bg_side_scan scan[2])
 {
     side_bits s0 = side_bits_of(b[0]), s1 = side_bits_of(b[1]);
-    int total1 = extra_features(t, b[1], b[0], &s1, &s0, x[0]);
-    int total0 = extra_features(t, b[0], b[1], &s0, &s1, x[1]);
+    int back0 = 23 - msb_or_neg(s0.occ), back1 = 23 - msb_or_neg(s1.occ);
+    int total1;
+    if (memo.valid && memo.opp_back == back0 && !memcmp(memo.board, b[1], sizeof memo.board)) {
+        memcpy(x[0], memo.x, sizeof memo.x);
+        total1 = memo.total;
+    } else {
+        total1 = own_features(t, b[1], &s1, back0, x[0]);
+        memcpy(memo.x, x[0], sizeof memo.x);
+        memcpy(memo.board, b[1], sizeof memo.board);
+        memo.opp_back = back0;
+        memo.total = total1;
+        memo.valid = 1;
+    }
+    against_features(t, b[1], b[0], &s1, &s0, x[0]);
+    int total0 = own_features(t, b[0], &s0, back1, x[1]);
+    against_features(t, b[0], b[1], &s0, &s1, x[1]);
     scan[0] = (bg_side_scan){s0.occ, total0};
     scan[1] = (bg_side_scan){s1.occ, total1};
     unsigned int off1 = off_count(total1), off0 = off_count(total0);

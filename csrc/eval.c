@@ -198,6 +198,31 @@ void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
 
 /* ---- 0-ply ------------------------------------------------------------- */
 
+/* The sanity check of a contact or crashed board, from its inputs' scan. */
+static void sanity_check_scanned(const struct bg_engine *e, const bg_board b,
+                                 const bg_side_scan scan[2], float out[5])
+{
+    int ac[2] = {scan[0].total, scan[1].total};
+    int back[2] = {highest_of(scan[0].occ), highest_of(scan[1].occ)};
+    sanity_check_known(&e->os, b, ac, back, out);
+}
+
+/* eval_known (with the sanity check) of two boards of class c, contact or
+ * crashed, through one bg_forward_pair. */
+static void eval_net_pair(const struct bg_engine *e, const bg_board b1, const bg_board b2, int c,
+                          float out1[5], float out2[5])
+{
+    int crashed = c == BG_CLASS_CRASHED;
+    bg_sparse in1, in2;
+    bg_side_scan scan1[2], scan2[2];
+    bg_sparse_contact(&e->esc, b1, crashed, &in1, scan1);
+    bg_sparse_contact(&e->esc, b2, crashed, &in2, scan2);
+    bg_forward_pair(e->forward, &e->nets.net[crashed ? BG_NET_CRASHED : BG_NET_CONTACT], in1.idx,
+                    in1.val, in1.n, out1, in2.idx, in2.val, in2.n, out2);
+    sanity_check_scanned(e, b1, scan1, out1);
+    sanity_check_scanned(e, b2, scan2, out2);
+}
+
 /* The class evaluation; the sanity check (net classes only) if sanity. */
 static int eval_known(const struct bg_engine *e, const bg_board b, int c, float out[5], int sanity)
 {
@@ -224,11 +249,8 @@ static int eval_known(const struct bg_engine *e, const bg_board b, int c, float 
         bg_sparse_contact(&e->esc, b, crashed, &in, scan);
         e->forward(&e->nets.net[crashed ? BG_NET_CRASHED : BG_NET_CONTACT], in.idx, in.val, in.n,
                    out);
-        if (sanity) {
-            int ac[2] = {scan[0].total, scan[1].total};
-            int back[2] = {highest_of(scan[0].occ), highest_of(scan[1].occ)};
-            sanity_check_known(&e->os, b, ac, back, out);
-        }
+        if (sanity)
+            sanity_check_scanned(e, b, scan, out);
         return c;
     }
     }
@@ -469,16 +491,29 @@ void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, con
             if (slot[j])
                 __builtin_prefetch(slot[j]);
         }
+        int miss[AHEAD], nm = 0;
         for (int j = 0; j < n; j++) {
-            float *o = out[j0 + j];
-            int c = slot[j] ? slot_read(slot[j], key[j], o) : -1;
+            int c = slot[j] ? slot_read(slot[j], key[j], out[j0 + j]) : -1;
             if (c < 0) {
-                c = eval_known(e, board[j], known_cls >= 0 ? known_cls : bg_classify_board(board[j]),
-                               o, 1);
-                if (slot[j])
-                    slot_write(slot[j], key[j], c, o);
+                c = known_cls >= 0 ? known_cls : bg_classify_board(board[j]);
+                miss[nm++] = j;
             }
             cls[j0 + j] = c;
+        }
+        /* misses of the same net class go through the net in pairs */
+        for (int i = 0; i < nm; i++) {
+            int j = miss[i], c = cls[j0 + j];
+            if (i + 1 < nm && cls[j0 + miss[i + 1]] == c &&
+                (c == BG_CLASS_CONTACT || c == BG_CLASS_CRASHED)) {
+                int j2 = miss[++i];
+                eval_net_pair(e, board[j], board[j2], c, out[j0 + j], out[j0 + j2]);
+                if (slot[j2])
+                    slot_write(slot[j2], key[j2], c, out[j0 + j2]);
+            } else {
+                eval_known(e, board[j], c, out[j0 + j], 1);
+            }
+            if (slot[j])
+                slot_write(slot[j], key[j], c, out[j0 + j]);
         }
     }
 }

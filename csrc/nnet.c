@@ -435,6 +435,64 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
     finish_avx512(net, h, out);
 }
 
+/* Two boards through a 128-hidden, 5-output net: the hidden sums one after
+ * the other, then both finishes in one pass, so that the output layer's
+ * dependency chains (32 adds deep) of the two overlap. Each board's
+ * arithmetic is forward_avx512's, in its order. */
+__attribute__((target("avx512f"))) static void hidden128_avx512(const bg_net *net, const int *idx,
+                                                               const float *val, int m, float *h)
+{
+    const float *W = net->w_hidden, *th = net->th_hidden;
+    __m512 a0 = _mm512_loadu_ps(th), a1 = _mm512_loadu_ps(th + 16), a2 = _mm512_loadu_ps(th + 32),
+           a3 = _mm512_loadu_ps(th + 48), a4 = _mm512_loadu_ps(th + 64),
+           a5 = _mm512_loadu_ps(th + 80), a6 = _mm512_loadu_ps(th + 96),
+           a7 = _mm512_loadu_ps(th + 112);
+    for (int t = 0; t < m; t++) {
+        const float *w = W + (size_t)idx[t] * 128;
+        __m512 x = _mm512_set1_ps(val[t]);
+        a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
+        a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
+        a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
+        a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
+        a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
+        a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
+        a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
+        a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
+    }
+    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
+    _mm512_store_ps(h, sigmoid_avx512(_mm512_mul_ps(nb, a0)));
+    _mm512_store_ps(h + 16, sigmoid_avx512(_mm512_mul_ps(nb, a1)));
+    _mm512_store_ps(h + 32, sigmoid_avx512(_mm512_mul_ps(nb, a2)));
+    _mm512_store_ps(h + 48, sigmoid_avx512(_mm512_mul_ps(nb, a3)));
+    _mm512_store_ps(h + 64, sigmoid_avx512(_mm512_mul_ps(nb, a4)));
+    _mm512_store_ps(h + 80, sigmoid_avx512(_mm512_mul_ps(nb, a5)));
+    _mm512_store_ps(h + 96, sigmoid_avx512(_mm512_mul_ps(nb, a6)));
+    _mm512_store_ps(h + 112, sigmoid_avx512(_mm512_mul_ps(nb, a7)));
+}
+
+__attribute__((target("avx512f"))) static void pair128_avx512(const bg_net *net, const int *idx1,
+                                                             const float *val1, int m1, float *out1,
+                                                             const int *idx2, const float *val2,
+                                                             int m2, float *out2)
+{
+    float h1[128] __attribute__((aligned(64))), h2[128] __attribute__((aligned(64)));
+    hidden128_avx512(net, idx1, val1, m1, h1);
+    hidden128_avx512(net, idx2, val2, m2, h2);
+    __m512 acc1 = _mm512_setzero_ps(), acc2 = _mm512_setzero_ps();
+    __m128 acc41 = _mm_setzero_ps(), acc42 = _mm_setzero_ps();
+    for (int t = 0; t < 32; t++) {
+        __m512 w = _mm512_load_ps(net->w_out_q + 16 * t);
+        __m128 w4 = _mm_load_ps(net->w_out_q4 + 4 * t);
+        __m128 x1 = _mm_load_ps(h1 + 4 * t), x2 = _mm_load_ps(h2 + 4 * t);
+        acc1 = _mm512_add_ps(acc1, _mm512_mul_ps(_mm512_broadcast_f32x4(x1), w));
+        acc2 = _mm512_add_ps(acc2, _mm512_mul_ps(_mm512_broadcast_f32x4(x2), w));
+        acc41 = _mm_add_ps(acc41, _mm_mul_ps(x1, w4));
+        acc42 = _mm_add_ps(acc42, _mm_mul_ps(x2, w4));
+    }
+    _mm512_mask_storeu_ps(out1, 0x1f, sigmoid_avx512(output_z_avx512(net, acc1, acc41)));
+    _mm512_mask_storeu_ps(out2, 0x1f, sigmoid_avx512(output_z_avx512(net, acc2, acc42)));
+}
+
 void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
 {
     if (f == forward_avx512 && net->n_hidden % 8 == 0)
@@ -503,6 +561,19 @@ const char *bg_forward_name(bg_forward_fn f)
 }
 
 #endif
+
+void bg_forward_pair(bg_forward_fn f, const bg_net *net, const int *idx1, const float *val1,
+                     int m1, float *out1, const int *idx2, const float *val2, int m2, float *out2)
+{
+#ifdef BG_X86
+    if (f == forward_avx512 && net->n_hidden == 128 && net->n_out == 5) {
+        pair128_avx512(net, idx1, val1, m1, out1, idx2, val2, m2, out2);
+        return;
+    }
+#endif
+    f(net, idx1, val1, m1, out1);
+    f(net, idx2, val2, m2, out2);
+}
 
 /* ---- small nets, many boards -------------------------------------------- */
 

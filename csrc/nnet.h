@@ -69,6 +69,10 @@ void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
  * hidden units) in one vector (the same values, lane by lane). */
 void bg_forward_finish_many(bg_forward_fn f, const bg_net *net, float (*h)[BG_NET_MAX_HIDDEN],
                             int k, float (*out)[5]);
+/* f on two boards' sparse inputs, the same outputs as two calls; the
+ * AVX-512 kernel overlaps the two finishes of a 128-hidden net. */
+void bg_forward_pair(bg_forward_fn f, const bg_net *net, const int *idx1, const float *val1,
+                     int m1, float *out1, const int *idx2, const float *val2, int m2, float *out2);
 /* Runs kernel f on dense inputs in[n_in] (zeros skipped). */
 void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out);
 
