@@ -4,10 +4,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define BG_HIT_WIDE 1
+#endif
+
 /* ---- escape tables ----------------------------------------------------- */
 
-void bg_escape_tables_init(bg_escape_tables *t)
+void bg_escape_tables_init(bg_escape_tables *t, int wide)
 {
+#ifdef BG_HIT_WIDE
+    __builtin_cpu_init();
+    t->wide = wide && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd");
+#else
+    (void)wide;
+    t->wide = 0;
+#endif
     for (int m = 0; m < 4096; m++) {
         int n = 0, n1 = 0;
         int low = -1;
@@ -436,27 +448,11 @@ static inline int pips_lost(const unsigned int *hit, uint32_t keep_lo, uint32_t 
 }
 #endif
 
-/* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
- * opponent o. Step 1 builds hit[s], bit j set when our chequer on j hits an
- * opponent blot with the way of slot s, with bitmaps; step 2 counts over
- * the 21 rolls with bitmaps in roll order. */
-static void hit_features(const unsigned int *b, const unsigned int *o, const side_bits *sb,
-                         const side_bits *so, float *x)
+/* Step 1 of the hitting heuristic: hit[s] for the 40 slots (hitters H,
+ * targets T, the opponent's made points B; see hit_features); returns the
+ * slots that hit as bits. */
+static uint64_t hit_ways(uint64_t H, uint64_t T, uint64_t B, unsigned int *hit)
 {
-    unsigned int hit[40];
-    int nboard = POP6[sb->made & 0x3fu];
-    /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
-     * H = our chequers that may hit, B = points the opponent has made.
-     * Hitter j hits target p = j - d; an intermediate k of a way lands on
-     * p + k = j - (d - k): blocked when bit j of B << (d - k) is set. */
-    uint64_t blots = flip24(so->blot);
-    uint64_t T = blots & (~0ULL << 2 * (nboard <= 2));
-    uint64_t B = flip24(so->made);
-    uint64_t H = sb->occ & ~(sb->two & 0x3fu); /* bits 0..24, so hit[] fits 25 bits */
-    if (!T || !H) {
-        x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
-        return;
-    }
     /* Double d-d: n moves pass n - 1 intermediates, so the hitters left
      * unblocked shrink from move to move. */
 #pragma GCC unroll 6
@@ -475,7 +471,95 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
         hit[m[0]] = (unsigned int)(H & (T << m[1]) & ~blocked);
     }
     hit[15] = 0;
-    uint64_t waymask = nonzero_bits40(hit);
+    return nonzero_bits40(hit);
+}
+
+/* Second chances of the combined ways (no chequer on the bar): bit s when
+ * the landing spot x pips from way s's rearmost hitter k holds a blot. */
+static uint64_t combined_second(const unsigned int *hit, uint64_t waymask, uint64_t blots)
+{
+    uint64_t second = 0;
+    for (uint64_t m = waymask & ~DIRECT_SLOTS; m; m &= m - 1) {
+        int s = __builtin_ctzll(m), k = msb32(hit[s]);
+        second |= (uint64_t)(((blots << (24 - k)) & SLOT_AT24[s]) != 0) << s;
+    }
+    return second;
+}
+
+#ifdef BG_HIT_WIDE
+/* hit_ways and combined_second in eight-slot vectors: per slot, T shifted
+ * by the way's pips and B by its intermediates (a shift of 64 gives 0).
+ * Slots 0..14 are blocked when both intermediates are made, the doubles'
+ * when any is. */
+static const uint64_t WAY_PIPS[40] __attribute__((aligned(64))) = {
+    3, 4, 5, 5, 6, 7, 6, 7, 8, 9, 7, 8, 9, 10, 11, 64, 1, 2, 3, 4,
+    2, 4, 6, 8, 3, 6, 9, 12, 4, 8, 12, 16, 5, 10, 15, 20, 6, 12, 18, 24};
+static const uint64_t WAY_STEP1[40] __attribute__((aligned(64))) = {
+    64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 1, 1, 1,
+    64, 2,  2,  2,  64, 3,  3,  3,  64, 4,  4,  4,  64, 5,  5,  5,  64, 6, 6, 6};
+static const uint64_t WAY_STEP2[40] __attribute__((aligned(64))) = {
+    2,  3,  3,  4,  4,  4, 5,  5,  5,  5,  6,  6,  6, 6,  6,  0,  64, 64, 2,  2,
+    64, 64, 4,  4,  64, 64, 6, 6,  64, 64, 8,  8,  64, 64, 10, 10, 64, 64, 12, 12};
+static const uint64_t WAY_STEP3[40] __attribute__((aligned(64))) = {
+    1,  1,  2,  1,  2,  3,  1,  2,  3,  4,  1,  2,  3,  4,  5,  0,  64, 64, 64, 3,
+    64, 64, 64, 6,  64, 64, 64, 9,  64, 64, 64, 12, 64, 64, 64, 15, 64, 64, 64, 18};
+
+__attribute__((target("avx512f,avx512cd"))) static uint64_t
+hit_ways_avx512(uint64_t H, uint64_t T, uint64_t B, uint64_t blots, unsigned int *hit,
+                uint64_t *second)
+{
+    const __m512i h = _mm512_set1_epi64((long long)H), t = _mm512_set1_epi64((long long)T);
+    const __m512i bb = _mm512_set1_epi64((long long)B), bl = _mm512_set1_epi64((long long)blots);
+    uint64_t ways = 0, sec = 0;
+    for (int j = 0; j < 5; j++) {
+        __m512i v = _mm512_and_si512(h, _mm512_sllv_epi64(t, _mm512_load_si512(WAY_PIPS + 8 * j)));
+        __m512i b2 = _mm512_sllv_epi64(bb, _mm512_load_si512(WAY_STEP2 + 8 * j));
+        __m512i b3 = _mm512_sllv_epi64(bb, _mm512_load_si512(WAY_STEP3 + 8 * j));
+        __m512i blocked = j < 2 ? _mm512_and_si512(b2, b3)
+                                : _mm512_or_si512(_mm512_or_si512(b2, b3),
+                                                  _mm512_sllv_epi64(bb, _mm512_load_si512(WAY_STEP1 + 8 * j)));
+        v = _mm512_andnot_si512(blocked, v);
+        _mm256_storeu_si256((__m256i *)(hit + 8 * j), _mm512_cvtepi64_epi32(v));
+        __mmask8 nz = _mm512_test_epi64_mask(v, v);
+        ways |= (uint64_t)nz << 8 * j;
+        /* blots << (24 - k) for the rearmost hitter k = 63 - lzcnt */
+        __m512i shift = _mm512_sub_epi64(_mm512_lzcnt_epi64(v), _mm512_set1_epi64(39));
+        __m512i at = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(SLOT_AT24 + 8 * j)));
+        sec |= (uint64_t)(nz & _mm512_test_epi64_mask(_mm512_sllv_epi64(bl, shift), at)) << 8 * j;
+    }
+    *second = sec & ~DIRECT_SLOTS;
+    return ways;
+}
+#endif
+
+/* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
+ * opponent o. Step 1 builds hit[s], bit j set when our chequer on j hits an
+ * opponent blot with the way of slot s, with bitmaps; step 2 counts over
+ * the 21 rolls with bitmaps in roll order. */
+static void hit_features(const bg_escape_tables *tab, const unsigned int *b,
+                         const unsigned int *o, const side_bits *sb, const side_bits *so, float *x)
+{
+    unsigned int hit[40];
+    int nboard = POP6[sb->made & 0x3fu];
+    /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
+     * H = our chequers that may hit, B = points the opponent has made.
+     * Hitter j hits target p = j - d; an intermediate k of a way lands on
+     * p + k = j - (d - k): blocked when bit j of B << (d - k) is set. */
+    uint64_t blots = flip24(so->blot);
+    uint64_t T = blots & (~0ULL << 2 * (nboard <= 2));
+    uint64_t B = flip24(so->made);
+    uint64_t H = sb->occ & ~(sb->two & 0x3fu); /* bits 0..24, so hit[] fits 25 bits */
+    if (!T || !H) {
+        x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
+        return;
+    }
+    uint64_t second = 0, waymask;
+#ifdef BG_HIT_WIDE
+    if (tab->wide)
+        waymask = hit_ways_avx512(H, T, B, blots, hit, &second);
+    else
+#endif
+        waymask = hit_ways(H, T, B, hit);
     if (!waymask) {
         x[X_PIPLOSS] = x[X_P1] = x[X_P2] = 0.0f;
         return;
@@ -484,16 +568,13 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
     /* A roll has a chance to hit when one of its ways hits (n1); a second
      * when they add one (n2, bit s of second for a combined way). */
     int np, n1, n2;
-    uint64_t second = 0;
     if (b[24] == 0) {
         /* A second chance: a direct way with another hitter, a combined way
          * whose landing spot x pips from the rearmost hitter k holds a
          * blot, or (non-doubles) both direct ways, unless with the same
-         * single chequer. */
-        for (uint64_t m = waymask & ~DIRECT_SLOTS; m; m &= m - 1) {
-            int s = __builtin_ctzll(m), k = msb32(hit[s]);
-            second |= (uint64_t)(((blots << (24 - k)) & SLOT_AT24[s]) != 0) << s;
-        }
+         * single chequer. (The wide step 1 found the combined ways'.) */
+        if (!tab->wide)
+            second = combined_second(hit, waymask, blots);
         /* same[k]: the dice whose direct way's rearmost hitter is k. */
         unsigned char same[24] = {0};
         int kk[6];
@@ -528,6 +609,7 @@ static void hit_features(const unsigned int *b, const unsigned int *o, const sid
          * bar), which counts once per roll, the lower die first, when the
          * other die enters (E; for doubles the way after the direct one,
          * twice the die: gnubg's quirk, E2). */
+        second = 0;
         unsigned int keep = b[24] == 1 ? 1u << 24 : 0;
         for (int s = 0; s < 40; s++)
             hit[s] &= DIRECT_WAY[s] | keep;
@@ -709,7 +791,7 @@ static void against_features(const bg_escape_tables *tab, const unsigned int *b,
                              const unsigned int *o, const side_bits *sb, const side_bits *so,
                              float *x)
 {
-    hit_features(b, o, sb, so, x);
+    hit_features(tab, b, o, sb, so, x);
     /* MOBILITY (escapes through the opponent's points) */
     {
         int n = 0;

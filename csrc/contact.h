@@ -10,8 +10,9 @@
 
 #define BG_N_CONTACT_EXTRAS 25
 
-/* Fills the escape tables (built once per engine). */
-void bg_escape_tables_init(bg_escape_tables *t);
+/* Fills the escape tables (built once per engine); wide: the AVX-512 form
+ * of the hitting heuristic where the CPU has it (the same numbers). */
+void bg_escape_tables_init(bg_escape_tables *t, int wide);
 
 /* The two extra blocks of the contact inputs, in input order: x[0] holds
  * b[1]'s features against b[0], x[1] b[0]'s against b[1]; crashed selects

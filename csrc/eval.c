@@ -559,8 +559,8 @@ bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const c
                       (unsigned long long)e->ts.digest);
         goto fail;
     }
-    bg_escape_tables_init(&e->esc);
     e->forward = bg_forward_select();
+    bg_escape_tables_init(&e->esc, bg_forward_isa(e->forward) == BG_ISA_AVX512);
     return e;
 fail:
     bg_engine_free(e);

@@ -52,6 +52,7 @@ typedef struct {
     unsigned char esc[4096];
     unsigned char esc1[4096];
     unsigned short enter_loss[3][64];
+    int wide; /* the hitting heuristic in AVX-512 vectors (contact.c) */
 } bg_escape_tables;
 
 /* What the contact inputs learn of a side on the way, for the sanity check:

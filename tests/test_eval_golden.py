@@ -133,3 +133,20 @@ def test_every_kernel_gives_the_same_floats(engine, monkeypatch, kernel):
     assert other.kernel in (kernel, "generic")
     boards = [p["board"] for p in GOLDEN]
     assert np.array_equal(other.evaluate_many(boards), engine.evaluate_many(boards))
+
+
+def test_vector_hitting_heuristic_gives_the_scalar_floats(engine, monkeypatch):
+    """On AVX-512 CPUs the contact inputs' hitting heuristic runs in vectors
+    (with the AVX-512 kernel); the SSE2 kernel keeps the scalar form. Both
+    must give the same outputs on thousands of real contact positions
+    (bar, blots, primes), not only the golden set."""
+    from engine.sampling import random_game_positions
+
+    positions = random_game_positions(3000, seed=8)
+    boards = [p.board for p in positions]
+    monkeypatch.setenv("FIBSBOT_KERNEL", "sse2")
+    scalar = Engine(cache_log2=0)
+    assert scalar.kernel in ("sse2", "generic")
+    classes = engine.evaluate_many(boards, with_classes=True)[1]
+    assert (classes == int(PositionClass.CONTACT)).sum() > 1000
+    assert np.array_equal(scalar.evaluate_many(boards), engine.evaluate_many(boards))
