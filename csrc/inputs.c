@@ -7,6 +7,11 @@
 
 #include "contact.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define BG_SPARSE_WIDE 1
+#endif
+
 /* ---- base block -------------------------------------------------------- */
 
 /* Point encoding (spec 3.1) of n = 0..15 chequers: n=1 -> (1,0,0,0),
@@ -104,6 +109,31 @@ static inline int sparse_append(const float *x, int count, int base, int *idx, f
     return (int)m;
 }
 
+#ifdef BG_SPARSE_WIDE
+/* sparse_append of the two extra blocks by vector compresses: the same
+ * entries. The stores run up to 16 slots past the list's end, which stays
+ * within idx/val (at most 104 base entries precede the 50 extras). */
+__attribute__((target("avx512f,popcnt"))) static int
+sparse_extras_avx512(const float (*blk)[BG_N_CONTACT_EXTRAS], int *idx, float *val, int m)
+{
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i nosign = _mm512_set1_epi32(0x7fffffff);
+    for (int s = 0; s < 2; s++) {
+        for (int h = 0; h < 2; h++) {
+            const float *x = blk[s] + 16 * h;
+            __mmask16 lanes = h ? (1u << (BG_N_CONTACT_EXTRAS - 16)) - 1 : 0xffff;
+            __m512 v = _mm512_maskz_loadu_ps(lanes, x);
+            __mmask16 nz = _mm512_mask_test_epi32_mask(lanes, _mm512_castps_si512(v), nosign);
+            __m512i i = _mm512_add_epi32(iota, _mm512_set1_epi32(200 + BG_N_CONTACT_EXTRAS * s + 16 * h));
+            _mm512_storeu_ps(val + m, _mm512_maskz_compress_ps(nz, v));
+            _mm512_storeu_si512(idx + m, _mm512_maskz_compress_epi32(nz, i));
+            m += _mm_popcnt_u32(nz);
+        }
+    }
+    return m;
+}
+#endif
+
 static int sparse_race_side(const unsigned int *s, int base, int *idx, float *val, int m)
 {
     unsigned int total = 0;
@@ -160,6 +190,12 @@ void bg_sparse_contact(const bg_escape_tables *t, const bg_board b, int crashed,
     bg_contact_extras(t, b, crashed, blk, scan);
     int m = sparse_base_side(b[0], scan[0].occ, 0, out->idx, out->val, 0);
     m = sparse_base_side(b[1], scan[1].occ, 100, out->idx, out->val, m);
+#ifdef BG_SPARSE_WIDE
+    if (t->wide) {
+        out->n = sparse_extras_avx512((const float(*)[BG_N_CONTACT_EXTRAS])blk, out->idx, out->val, m);
+        return;
+    }
+#endif
     m = sparse_append(blk[0], BG_N_CONTACT_EXTRAS, 200, out->idx, out->val, m);
     out->n = sparse_append(blk[1], BG_N_CONTACT_EXTRAS, 225, out->idx, out->val, m);
 }
