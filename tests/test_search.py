@@ -198,6 +198,46 @@ def test_world_class_play_equals_gnubg(O, engine):
     diffs.check()
 
 
+def _dance_positions(n, seed):
+    """The side on roll holds four or five home points and the opponent has one
+    or two chequers on the bar: many of the opponent's replies are dances, so
+    the search meets children equal to an earlier roll's (evaluated once)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        me, opp = [0] * 25, [0] * 25
+        for i in rng.sample(range(6), rng.choice([4, 5])):
+            me[i] = 2
+        while sum(me) < 15:
+            me[rng.randrange(6, 24)] += 1
+        opp[24] = rng.choice([1, 2])
+        while sum(opp) < 15:
+            j = rng.randrange(0, 24)
+            if me[23 - j] == 0:  # our point 23 - j is its point j
+                opp[j] += 1
+        out.append(Position.from_board((tuple(opp), tuple(me))))
+    return out
+
+
+@pytest.mark.parametrize("name,n", [("world class", 16), ("grandmaster", 3)])
+def test_searches_with_dances_equal_gnubg(O, engine, name, n):
+    """Rolls whose plays leave the same board (dances against a closed board)
+    share one child evaluation: the equities must still be gnubg's."""
+    g = O.gnubg()
+    rng = random.Random(77)
+    lv = level(name, flavour="gnubg-1.1")
+    ctx, mf = g.evalcontext(1, lv.checker.plies, 1, 1, 0.0), _gnubg_filter(lv.checker.move_filter)
+    tally, diffs = Counter(), Diffs()
+    for p in _dance_positions(n, seed=5 + n):
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        verdict, searched, d = compare_play(O, engine, p, dice, MatchState(length=0, jacoby=True), lv, ctx, mf)
+        tally[verdict] += 1
+        diffs.add(searched, d)
+    assert tally["differ"] == tally["unknown"] == 0, tally
+    assert len(diffs.searched) >= n, diffs.text()
+    diffs.check()
+
+
 # (level, chequer decisions, cube decisions): a seeded sample of `python -m engine.bench
 # parity`'s sets; gnubg's choice is its findbestmove, a tie is within 1e-6 of it
 _ORACLE_SAMPLE = [("world class", 150, 40), ("supremo", 60, 0), ("grandmaster", 8, 6), ("4ply", 3, 1)]
