@@ -386,6 +386,39 @@ __attribute__((target("avx512f"))) static void finish_avx512(const bg_net *net, 
         output_layer_avx2(net, h, out);
 }
 
+/* The hidden sums of a 128-unit net (thresholds, then each input's row
+ * times its value, in input order) in eight registers, stored to h. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+sums128_avx512(const bg_net *net, const int *idx, const float *val, int m, float *h)
+{
+    const float *W = net->w_hidden, *th = net->th_hidden;
+    __m512 a0 = _mm512_loadu_ps(th), a1 = _mm512_loadu_ps(th + 16), a2 = _mm512_loadu_ps(th + 32),
+           a3 = _mm512_loadu_ps(th + 48), a4 = _mm512_loadu_ps(th + 64),
+           a5 = _mm512_loadu_ps(th + 80), a6 = _mm512_loadu_ps(th + 96),
+           a7 = _mm512_loadu_ps(th + 112);
+    for (int t = 0; t < m; t++) {
+        const float *w = W + (size_t)idx[t] * 128;
+        /* always multiplied (w * 1 == w): a branch on the value mispredicted */
+        __m512 x = _mm512_set1_ps(val[t]);
+        a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
+        a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
+        a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
+        a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
+        a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
+        a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
+        a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
+        a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
+    }
+    _mm512_store_ps(h, a0);
+    _mm512_store_ps(h + 16, a1);
+    _mm512_store_ps(h + 32, a2);
+    _mm512_store_ps(h + 48, a3);
+    _mm512_store_ps(h + 64, a4);
+    _mm512_store_ps(h + 80, a5);
+    _mm512_store_ps(h + 96, a6);
+    _mm512_store_ps(h + 112, a7);
+}
+
 __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net, const int *idx,
                                                              const float *val, int m, float *out)
 {
@@ -397,32 +430,7 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
     float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(64)));
     const float *W = net->w_hidden;
     if (nh == 128) {
-        const float *th = net->th_hidden;
-        __m512 a0 = _mm512_loadu_ps(th), a1 = _mm512_loadu_ps(th + 16),
-               a2 = _mm512_loadu_ps(th + 32), a3 = _mm512_loadu_ps(th + 48),
-               a4 = _mm512_loadu_ps(th + 64), a5 = _mm512_loadu_ps(th + 80),
-               a6 = _mm512_loadu_ps(th + 96), a7 = _mm512_loadu_ps(th + 112);
-        for (int t = 0; t < m; t++) {
-            const float *w = W + (size_t)idx[t] * 128;
-            /* always multiplied (w * 1 == w): a branch on the value mispredicted */
-            __m512 x = _mm512_set1_ps(val[t]);
-            a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
-            a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
-            a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
-            a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
-            a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
-            a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
-            a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
-            a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
-        }
-        _mm512_store_ps(h, a0);
-        _mm512_store_ps(h + 16, a1);
-        _mm512_store_ps(h + 32, a2);
-        _mm512_store_ps(h + 48, a3);
-        _mm512_store_ps(h + 64, a4);
-        _mm512_store_ps(h + 80, a5);
-        _mm512_store_ps(h + 96, a6);
-        _mm512_store_ps(h + 112, a7);
+        sums128_avx512(net, idx, val, m, h);
     } else {
         for (int base = 0; base < nh; base += 16) {
             __m512 a = _mm512_loadu_ps(net->th_hidden + base);
@@ -439,45 +447,19 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
  * the other, then both finishes in one pass, so that the output layer's
  * dependency chains (32 adds deep) of the two overlap. Each board's
  * arithmetic is forward_avx512's, in its order. */
-__attribute__((target("avx512f"))) static void hidden128_avx512(const bg_net *net, const int *idx,
-                                                               const float *val, int m, float *h)
-{
-    const float *W = net->w_hidden, *th = net->th_hidden;
-    __m512 a0 = _mm512_loadu_ps(th), a1 = _mm512_loadu_ps(th + 16), a2 = _mm512_loadu_ps(th + 32),
-           a3 = _mm512_loadu_ps(th + 48), a4 = _mm512_loadu_ps(th + 64),
-           a5 = _mm512_loadu_ps(th + 80), a6 = _mm512_loadu_ps(th + 96),
-           a7 = _mm512_loadu_ps(th + 112);
-    for (int t = 0; t < m; t++) {
-        const float *w = W + (size_t)idx[t] * 128;
-        __m512 x = _mm512_set1_ps(val[t]);
-        a0 = _mm512_add_ps(a0, _mm512_mul_ps(_mm512_load_ps(w), x));
-        a1 = _mm512_add_ps(a1, _mm512_mul_ps(_mm512_load_ps(w + 16), x));
-        a2 = _mm512_add_ps(a2, _mm512_mul_ps(_mm512_load_ps(w + 32), x));
-        a3 = _mm512_add_ps(a3, _mm512_mul_ps(_mm512_load_ps(w + 48), x));
-        a4 = _mm512_add_ps(a4, _mm512_mul_ps(_mm512_load_ps(w + 64), x));
-        a5 = _mm512_add_ps(a5, _mm512_mul_ps(_mm512_load_ps(w + 80), x));
-        a6 = _mm512_add_ps(a6, _mm512_mul_ps(_mm512_load_ps(w + 96), x));
-        a7 = _mm512_add_ps(a7, _mm512_mul_ps(_mm512_load_ps(w + 112), x));
-    }
-    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
-    _mm512_store_ps(h, sigmoid_avx512(_mm512_mul_ps(nb, a0)));
-    _mm512_store_ps(h + 16, sigmoid_avx512(_mm512_mul_ps(nb, a1)));
-    _mm512_store_ps(h + 32, sigmoid_avx512(_mm512_mul_ps(nb, a2)));
-    _mm512_store_ps(h + 48, sigmoid_avx512(_mm512_mul_ps(nb, a3)));
-    _mm512_store_ps(h + 64, sigmoid_avx512(_mm512_mul_ps(nb, a4)));
-    _mm512_store_ps(h + 80, sigmoid_avx512(_mm512_mul_ps(nb, a5)));
-    _mm512_store_ps(h + 96, sigmoid_avx512(_mm512_mul_ps(nb, a6)));
-    _mm512_store_ps(h + 112, sigmoid_avx512(_mm512_mul_ps(nb, a7)));
-}
-
 __attribute__((target("avx512f"))) static void pair128_avx512(const bg_net *net, const int *idx1,
                                                              const float *val1, int m1, float *out1,
                                                              const int *idx2, const float *val2,
                                                              int m2, float *out2)
 {
     float h1[128] __attribute__((aligned(64))), h2[128] __attribute__((aligned(64)));
-    hidden128_avx512(net, idx1, val1, m1, h1);
-    hidden128_avx512(net, idx2, val2, m2, h2);
+    sums128_avx512(net, idx1, val1, m1, h1);
+    sums128_avx512(net, idx2, val2, m2, h2);
+    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < 128; k += 16) {
+        _mm512_store_ps(h1 + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h1 + k))));
+        _mm512_store_ps(h2 + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h2 + k))));
+    }
     __m512 acc1 = _mm512_setzero_ps(), acc2 = _mm512_setzero_ps();
     __m128 acc41 = _mm_setzero_ps(), acc42 = _mm_setzero_ps();
     for (int t = 0; t < 32; t++) {

@@ -56,6 +56,9 @@ typedef struct {
     search_scratch *sc;     /* this thread's */
 } search_worker;
 
+/* The five outputs of a position's probabilities. */
+enum { W = 0, WG = 1, WBG = 2, LG = 3, LBG = 4 };
+
 /* A search's settings and threads. */
 typedef struct {
     search_worker w;
@@ -93,6 +96,12 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
  * sc among them); 0, or -1 when out of memory. */
 int search_run_job(const search_worker *proto, search_scratch *sc, search_root *roots, int n_roots,
                    int threads);
+
+/* One root b evaluated at `plies` (cubeful: with the n cube positions cps;
+ * top: no doubling at the root): its cubeless outputs and cubeful values. 0,
+ * or BG_SEARCH_ERR_MEMORY. */
+int search_eval_root(search_context *cx, const bg_board b, const bg_cubeinfo *ci,
+                     const bg_cubeinfo *cps, int n, int top, int plies, float out[5], float *cf);
 
 /* p seen by the other side. */
 void search_invert(float p[5]);
