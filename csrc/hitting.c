@@ -264,6 +264,31 @@ static uint64_t combined_second(const unsigned int *hit, uint64_t waymask, uint6
     return second;
 }
 
+/* The direct ways' second chances (another hitter) into *second; returns
+ * the rolls both of whose dice hit directly with the same single chequer
+ * (no chequer on the bar). */
+static uint32_t direct_seconds(const unsigned int *hit, uint32_t made, uint64_t *second)
+{
+    /* same[k]: the dice whose direct way's rearmost hitter is k */
+    unsigned char same[24] = {0};
+    int kk[6];
+#pragma GCC unroll 6
+    for (int d = 0; d < 6; d++) {
+        unsigned int h = hit[16 + 4 * d];
+        int k = msb32(h | 1u), on = h != 0;
+        kk[d] = k;
+        same[k] |= (unsigned char)(on << d);
+        *second |= (uint64_t)((h & (h - 1)) != 0) << (16 + 4 * d);
+    }
+    uint32_t shared = 0;
+#pragma GCC unroll 6
+    for (int d = 0; d < 6; d++) {
+        uint32_t g = same[kk[d]] & (((made >> kk[d]) & 1) - 1); /* 0 if made */
+        shared |= (uint32_t)(ROLLS_OF[g].lo & ROLLS_OF[g].hi);
+    }
+    return shared;
+}
+
 #ifdef BG_HIT_WIDE
 /* hit_ways and combined_second in eight-slot vectors: per slot, T shifted
  * by the way's pips and B by its intermediates (a shift of 64 gives 0).
@@ -287,13 +312,18 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512i way_shif
     return _mm512_sllv_epi64(x, _mm512_load_si512(WAY_SHIFT[row] + 8 * j));
 }
 
+/* Also the direct ways' second chances (another hitter: bit s of *second)
+ * and *shared, the rolls both of whose dice hit directly with the same
+ * single chequer (own made points made): direct_seconds' numbers. */
 __attribute__((target("avx512f,avx512cd"))) static uint64_t
-hit_ways_avx512(uint64_t H, uint64_t T, uint64_t B, uint64_t blots, unsigned int *hit,
-                uint64_t *second)
+hit_ways_avx512(uint64_t H, uint64_t T, uint64_t B, uint64_t blots, uint64_t made,
+                unsigned int *hit, uint64_t *second, uint32_t *shared)
 {
     const __m512i h = _mm512_set1_epi64((long long)H), t = _mm512_set1_epi64((long long)T);
     const __m512i bb = _mm512_set1_epi64((long long)B), bl = _mm512_set1_epi64((long long)blots);
-    uint64_t ways = 0, sec = 0;
+    const __m512i one = _mm512_set1_epi64(1);
+    uint64_t ways = 0, sec = 0, multi = 0;
+    __m512i lz[5];
     for (int j = 0; j < 5; j++) {
         __m512i v = _mm512_and_si512(h, way_shifted(t, PIPS, j));
         __m512i b2 = way_shifted(bb, STEP2, j), b3 = way_shifted(bb, STEP3, j);
@@ -303,14 +333,32 @@ hit_ways_avx512(uint64_t H, uint64_t T, uint64_t B, uint64_t blots, unsigned int
         _mm256_storeu_si256((__m256i *)(hit + 8 * j), _mm512_cvtepi64_epi32(v));
         __mmask8 nz = _mm512_test_epi64_mask(v, v);
         ways |= (uint64_t)nz << 8 * j;
+        multi |= (uint64_t)_mm512_test_epi64_mask(v, _mm512_sub_epi64(v, one)) << 8 * j;
         /* blots << (24 - k) for the rearmost hitter k = 63 - lzcnt */
-        __m512i shift = _mm512_sub_epi64(_mm512_lzcnt_epi64(v), _mm512_set1_epi64(39));
+        lz[j] = _mm512_lzcnt_epi64(v);
+        __m512i shift = _mm512_sub_epi64(lz[j], _mm512_set1_epi64(39));
         __m512i at =
             _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(SLOT_AT24 + 8 * j)));
         __mmask8 two = _mm512_test_epi64_mask(_mm512_sllv_epi64(bl, shift), at);
         sec |= (uint64_t)(nz & two) << 8 * j;
     }
-    *second = sec & ~DIRECT_SLOTS;
+    *second = (sec & ~DIRECT_SLOTS) | (multi & DIRECT_SLOTS);
+    /* die d's rearmost direct hitter k (slot 16 + 4d: lanes 0 and 4 of
+     * j = 2, 3, 4), or 64 + d where it has none or it is on a made point;
+     * then equal k's of the rolls' dice i < j */
+    static const uint64_t DIE_LANES[2][8] __attribute__((aligned(64))) = {
+        {0, 4, 8, 12, 0, 0, 0, 0}, {0, 1, 2, 3, 8, 12, 0, 0}};
+    static const int ROLL_DIE[2][16] __attribute__((aligned(64))) = {
+        {0, 0, 1, 0, 1, 2, 0, 1, 2, 3, 0, 1, 2, 3, 4, 6}, {1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 7}};
+    __m512i z = _mm512_permutex2var_epi64(lz[2], _mm512_load_si512(DIE_LANES[0]), lz[3]);
+    z = _mm512_permutex2var_epi64(z, _mm512_load_si512(DIE_LANES[1]), lz[4]);
+    __m512i k = _mm512_sub_epi64(_mm512_set1_epi64(63), z);
+    __mmask8 single = 0x3f & _mm512_cmpneq_epi64_mask(z, _mm512_set1_epi64(64)) &
+                      _mm512_testn_epi64_mask(_mm512_srlv_epi64(_mm512_set1_epi64((long long)made), k), one);
+    k = _mm512_mask_blend_epi64(single, _mm512_set_epi64(71, 70, 69, 68, 67, 66, 65, 64), k);
+    __m512i k32 = _mm512_zextsi256_si512(_mm512_cvtepi64_epi32(k));
+    *shared = _mm512_cmpeq_epi32_mask(_mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[0]), k32),
+                                      _mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[1]), k32));
     return ways;
 }
 #endif
@@ -337,9 +385,10 @@ void bg_hitting(const bg_escape_tables *tab, const unsigned int *b, const unsign
         return;
     }
     uint64_t second = 0, waymask;
+    uint32_t shared = 0;
 #ifdef BG_HIT_WIDE
     if (tab->wide)
-        waymask = hit_ways_avx512(H, T, B, blots, hit, &second);
+        waymask = hit_ways_avx512(H, T, B, blots, sb->made, hit, &second, &shared);
     else
 #endif
         waymask = hit_ways(H, T, B, hit);
@@ -356,28 +405,11 @@ void bg_hitting(const bg_escape_tables *tab, const unsigned int *b, const unsign
          * whose landing spot x pips from the rearmost hitter k holds a
          * blot, or (non-doubles) both direct ways, unless with the same
          * single chequer. (The wide step 1 found the combined ways'.) */
-        if (!tab->wide)
+        if (!tab->wide) {
             second = combined_second(hit, waymask, blots);
-        /* same[k]: the dice whose direct way's rearmost hitter is k. */
-        unsigned char same[24] = {0};
-        int kk[6];
-        uint32_t dice = 0;
-#pragma GCC unroll 6
-        for (int d = 0; d < 6; d++) {
-            unsigned int h = hit[16 + 4 * d];
-            int k = msb32(h | 1u), on = h != 0;
-            kk[d] = k;
-            dice |= (uint32_t)on << d;
-            same[k] |= (unsigned char)(on << d);
-            second |= (uint64_t)((h & (h - 1)) != 0) << (16 + 4 * d);
+            shared = direct_seconds(hit, sb->made, &second);
         }
-        /* The rolls both of whose dice hit with the same single chequer. */
-        uint32_t shared = 0;
-#pragma GCC unroll 6
-        for (int d = 0; d < 6; d++) {
-            uint32_t g = same[kk[d]] & (((sb->made >> kk[d]) & 1) - 1); /* 0 if made */
-            shared |= (uint32_t)(ROLLS_OF[g].lo & ROLLS_OF[g].hi);
-        }
+        uint32_t dice = gather_nibbles((uint32_t)(waymask >> 16) & 0x111111u);
         uint32_t lo = ROLLS_OF[dice].lo, hi = ROLLS_OF[dice].hi;
         uint32_t w15 = (uint32_t)waymask & 0x7fffu, s15 = (uint32_t)second & 0x7fffu;
         n1 = nonzero_nibbles((uint32_t)(waymask >> 16)) + 2 * popcount32(lo | hi | w15);
