@@ -85,24 +85,27 @@ static inline int hsum32(__m128i x)
     return _mm_cvtsi128_si32(x);
 }
 
-static inline pt_sums sums_above(const side_pts *s, int thr)
+static inline pt_sums sums_above(const side_pts *s, int thr, int with_q)
 {
+    /* c and l at once: weights 1024 + i give 1024 c + l, and l <= 15 * 23
+     * < 1024 */
     static const short IDX[3][8] __attribute__((aligned(16))) = {
         {0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}, {16, 17, 18, 19, 20, 21, 22, 23}};
     static const short IDX2[3][8] __attribute__((aligned(16))) = {
         {0, 1, 4, 9, 16, 25, 36, 49},
         {64, 81, 100, 121, 144, 169, 196, 225},
         {256, 289, 324, 361, 400, 441, 484, 529}};
-    const __m128i t = _mm_set1_epi16((short)thr), one = _mm_set1_epi16(1);
-    __m128i c = _mm_setzero_si128(), l = c, q = c;
+    const __m128i t = _mm_set1_epi16((short)thr), base = _mm_set1_epi16(1024);
+    __m128i cl = _mm_setzero_si128(), q = cl;
     for (int k = 0; k < 3; k++) {
         __m128i i = _mm_load_si128((const __m128i *)IDX[k]);
         __m128i v = _mm_and_si128(s->v[k], _mm_cmpgt_epi16(i, t));
-        c = _mm_add_epi32(c, _mm_madd_epi16(v, one));
-        l = _mm_add_epi32(l, _mm_madd_epi16(v, i));
-        q = _mm_add_epi32(q, _mm_madd_epi16(v, _mm_load_si128((const __m128i *)IDX2[k])));
+        cl = _mm_add_epi32(cl, _mm_madd_epi16(v, _mm_add_epi16(i, base)));
+        if (with_q)
+            q = _mm_add_epi32(q, _mm_madd_epi16(v, _mm_load_si128((const __m128i *)IDX2[k])));
     }
-    return (pt_sums){hsum32(c), hsum32(l), hsum32(q)};
+    int sum = hsum32(cl);
+    return (pt_sums){sum >> 10, sum & 1023, with_q ? hsum32(q) : 0};
 }
 #else
 typedef struct {
@@ -111,8 +114,9 @@ typedef struct {
 
 static inline side_pts side_pts_of(const unsigned int *b) { return (side_pts){b}; }
 
-static inline pt_sums sums_above(const side_pts *s, int thr)
+static inline pt_sums sums_above(const side_pts *s, int thr, int with_q)
 {
+    (void)with_q;
     pt_sums r = {0, 0, 0};
     for (int i = thr < 0 ? 0 : thr + 1; i < 24; i++) {
         int v = (int)s->b[i];
@@ -203,13 +207,13 @@ static int own_features(const bg_escape_tables *tab, const unsigned int *b, cons
     int back = msb_or_neg(sb->occ);
 
     side_pts pts = side_pts_of(b);
-    pt_sums all = sums_above(&pts, -1);
+    pt_sums all = sums_above(&pts, -1, 0);
     int bar = (int)b[24];
 
     /* BREAK_CONTACT: (i + 1 - opp_back) b[i] over i > opp_back, bar
      * included; FREEPIP: (i + 1) b[i] over i < opp_back. */
     {
-        pt_sums past = sums_above(&pts, opp_back);
+        pt_sums past = sums_above(&pts, opp_back, 0);
         int n = past.l + past.c - opp_back * past.c + (opp_back < 24) * (25 - opp_back) * bar;
         int inside = (unsigned int)opp_back < 24; /* selects below, not branches */
         int at = inside * (opp_back + 1) * (int)b[opp_back & -inside];
@@ -222,7 +226,7 @@ static int own_features(const bg_escape_tables *tab, const unsigned int *b, cons
      * point. */
     {
         int m = opp_back < 11 ? 11 : opp_back;
-        pt_sums out = sums_above(&pts, 5);
+        pt_sums out = sums_above(&pts, 5, 0);
         /* the made points above m (m >= 11) as two 6-bit sets: table
          * look-ups, no loop of unpredictable length */
         uint32_t kept = sb->made & 0xffffffu & ~((2u << m) - 1);
@@ -287,7 +291,7 @@ static int own_features(const bg_escape_tables *tab, const unsigned int *b, cons
         int j = all.c + bar, s = all.l + 24 * bar, k = 0;
         if (j > 0) {
             int mean = ceil_div15(s, j); /* <= 24 */
-            pt_sums up = sums_above(&pts, mean);
+            pt_sums up = sums_above(&pts, mean, 1);
             int j2 = up.c + (mean < 24) * bar;
             k = up.q - 2 * mean * up.l + mean * mean * up.c + (24 - mean) * (24 - mean) * bar;
             if (j2)
@@ -386,23 +390,36 @@ static void off_noncrashed(unsigned int m, float *f)
 typedef struct {
     int valid, opp_back, total;
     unsigned int board[25];
-    float x[BG_N_CONTACT_EXTRAS]; /* the own fields (others unset) */
+    float x[BG_N_CONTACT_EXTRAS]; /* the own fields (the others: any, rewritten on use) */
 } own_memo;
 
 static _Thread_local own_memo memo;
+
+/* a[0..24] == b[0..24] (memcmp is a library call here) */
+static int same_points(const unsigned int *a, const unsigned int *b)
+{
+#if defined(__SSE2__)
+    __m128i d = _mm_cvtsi32_si128((int)(a[24] ^ b[24]));
+    for (int k = 0; k < 6; k++)
+        d = _mm_or_si128(d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)a + k),
+                                          _mm_loadu_si128((const __m128i *)b + k)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xffff;
+#else
+    return !memcmp(a, b, 25 * sizeof *a);
+#endif
+}
 
 void bg_contact_extras(const bg_escape_tables *t, const bg_board b, int crashed,
                        float x[2][BG_N_CONTACT_EXTRAS], bg_side_scan scan[2])
 {
     side_bits s0 = side_bits_of(b[0]), s1 = side_bits_of(b[1]);
     int back0 = 23 - msb_or_neg(s0.occ), back1 = 23 - msb_or_neg(s1.occ);
-    int total1;
-    if (memo.valid && memo.opp_back == back0 && !memcmp(memo.board, b[1], sizeof memo.board)) {
+    int total1, fresh = !(memo.valid && memo.opp_back == back0 && same_points(memo.board, b[1]));
+    if (!fresh) {
         memcpy(x[0], memo.x, sizeof memo.x);
         total1 = memo.total;
     } else {
         total1 = own_features(t, b[1], &s1, back0, x[0]);
-        memcpy(memo.x, x[0], sizeof memo.x);
         memcpy(memo.board, b[1], sizeof memo.board);
         memo.opp_back = back0;
         memo.total = total1;
@@ -411,6 +428,10 @@ void bg_contact_extras(const bg_escape_tables *t, const bg_board b, int crashed,
     against_features(t, b[1], b[0], &s1, &s0, x[0]);
     int total0 = own_features(t, b[0], &s0, back1, x[1]);
     against_features(t, b[0], b[1], &s0, &s1, x[1]);
+    /* copied this late, the fields' stores have left the store buffer
+     * (wide loads of fresh narrow stores stall) */
+    if (fresh)
+        memcpy(memo.x, x[0], sizeof memo.x);
     scan[0] = (bg_side_scan){s0.occ, total0};
     scan[1] = (bg_side_scan){s1.occ, total1};
     unsigned int off1 = off_count(total1), off0 = off_count(total0);
