@@ -42,9 +42,10 @@ static unsigned int total(const unsigned int *s)
 #endif
 }
 
-static int side_crashed(const unsigned int *s)
+/* Whether a side with tot chequers (s: its points) counts as crashed. */
+static int side_crashed(int tot, const unsigned int *s)
 {
-    int tot = (int)total(s), b0 = (int)s[0], b1 = (int)s[1];
+    int b0 = (int)s[0], b1 = (int)s[1];
     if (tot <= 6)
         return 1;
     if (b0 > 1)
@@ -54,14 +55,42 @@ static int side_crashed(const unsigned int *s)
 
 int bg_classify_board(const bg_board b)
 {
+#if defined(__SSE2__)
+    /* each side's points packed to bytes once (boards hold at most 15
+     * chequers a side, board_load): its bitmap and its total */
+    int back[2], tot[2];
+    for (int j = 0; j < 2; j++) {
+        __m128i lo, hi;
+        bg_pack_points(b[j], &lo, &hi);
+        const __m128i zero = _mm_setzero_si128();
+        uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
+                         (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
+        back[j] = highest_of((~empty & 0xffffffu) | (uint32_t)(b[j][BG_BAR] != 0) << 24);
+        __m128i t = _mm_add_epi64(_mm_sad_epu8(lo, zero), _mm_sad_epu8(hi, zero));
+        tot[j] = _mm_cvtsi128_si32(_mm_add_epi64(t, _mm_unpackhi_epi64(t, t))) +
+                 (int)b[j][BG_BAR];
+    }
+    int back0 = back[0], back1 = back[1];
+    if (back1 < 0 || back0 < 0)
+        return BG_CLASS_OVER;
+    if (back0 + back1 > 22)
+        return side_crashed(tot[0], b[0]) || side_crashed(tot[1], b[1]) ? BG_CLASS_CRASHED
+                                                                        : BG_CLASS_CONTACT;
+    if (back0 < 6 && back1 < 6)
+        return tot[0] <= 6 && tot[1] <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
+    return BG_CLASS_RACE;
+#else
     int back1 = highest(b[1]), back0 = highest(b[0]);
     if (back1 < 0 || back0 < 0)
         return BG_CLASS_OVER;
     if (back0 + back1 > 22)
-        return side_crashed(b[0]) || side_crashed(b[1]) ? BG_CLASS_CRASHED : BG_CLASS_CONTACT;
+        return side_crashed((int)total(b[0]), b[0]) || side_crashed((int)total(b[1]), b[1])
+                   ? BG_CLASS_CRASHED
+                   : BG_CLASS_CONTACT;
     if (back0 < 6 && back1 < 6)
         return total(b[0]) <= 6 && total(b[1]) <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
     return BG_CLASS_RACE;
+#endif
 }
 
 /* ---- OVER (spec 6.6) --------------------------------------------------- */
