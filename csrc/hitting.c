@@ -58,8 +58,9 @@ static const unsigned char PAIR_WAYS[15][4] = {
     {10, 7, 6, 1}, {11, 8, 6, 2}, {12, 9, 6, 3}, {13, 10, 6, 4}, {14, 11, 6, 5}};
 
 /* Bit (24 - x) for each intermediate x of a way: (blots << (24 - k)) &
- * SLOT_AT24[s] tests for blots on the points k - x. */
-static const uint32_t SLOT_AT24[40] = {
+ * SLOT_AT24[s] tests for blots on the points k - x (slots 40..47: the
+ * vector form's padding). */
+static const uint32_t SLOT_AT24[48] __attribute__((aligned(64))) = {
     0x0c00000u, 0x0a00000u, 0x0600000u, 0x0900000u, 0x0500000u, 0x0300000u, 0x0880000u,
     0x0480000u, 0x0280000u, 0x0180000u, 0x0840000u, 0x0440000u, 0x0240000u, 0x0140000u,
     0x00c0000u, 0x0000000u, 0x0000000u, 0x0800000u, 0x0c00000u, 0x0e00000u, 0x0000000u,
@@ -290,75 +291,76 @@ static uint32_t direct_seconds(const unsigned int *hit, uint32_t made, uint64_t 
 }
 
 #ifdef BG_HIT_WIDE
-/* hit_ways and combined_second in eight-slot vectors: per slot, T shifted
- * by the way's pips and B by its intermediates (a shift of 64 gives 0).
- * Slots 0..14 are blocked when both intermediates are made, the doubles'
- * when any is. */
+/* hit_ways and combined_second in 16-slot vectors of dwords (slots 40..47
+ * unused): per slot, T shifted by the way's pips and B by its
+ * intermediates (a shift of 32 gives 0; bits past 31 are no hitter's, H
+ * has bits 0..24). Slots 0..14 are blocked when both intermediates are
+ * made, the doubles' when any is. */
 enum { PIPS, STEP1, STEP2, STEP3 };
-static const uint64_t WAY_SHIFT[4][40] __attribute__((aligned(64))) = {
-    {3, 4, 5, 5, 6, 7, 6, 7, 8, 9, 7, 8, 9, 10, 11, 64, 1, 2, 3, 4,
-     2, 4, 6, 8, 3, 6, 9, 12, 4, 8, 12, 16, 5, 10, 15, 20, 6, 12, 18, 24},
-    {64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 1, 1, 1,
-     64, 2, 2, 2, 64, 3, 3, 3, 64, 4, 4, 4, 64, 5, 5, 5, 64, 6, 6, 6},
-    {2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 6, 0, 64, 64, 2, 2,
-     64, 64, 4, 4, 64, 64, 6, 6, 64, 64, 8, 8, 64, 64, 10, 10, 64, 64, 12, 12},
-    {1, 1, 2, 1, 2, 3, 1, 2, 3, 4, 1, 2, 3, 4, 5, 0, 64, 64, 64, 3,
-     64, 64, 64, 6, 64, 64, 64, 9, 64, 64, 64, 12, 64, 64, 64, 15, 64, 64, 64, 18}};
+static const uint32_t WAY_SHIFT[4][48] __attribute__((aligned(64))) = {
+    {3, 4, 5, 5, 6, 7, 6, 7, 8, 9, 7, 8, 9, 10, 11, 32, 1, 2, 3, 4, 2, 4, 6, 8,
+     3, 6, 9, 12, 4, 8, 12, 16, 5, 10, 15, 20, 6, 12, 18, 24, 32, 32, 32, 32, 32, 32, 32, 32},
+    {32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 32, 1, 1, 1, 32, 2, 2, 2,
+     32, 3, 3, 3, 32, 4, 4, 4, 32, 5, 5, 5, 32, 6, 6, 6, 32, 32, 32, 32, 32, 32, 32, 32},
+    {2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 6, 0, 32, 32, 2, 2, 32, 32, 4, 4,
+     32, 32, 6, 6, 32, 32, 8, 8, 32, 32, 10, 10, 32, 32, 12, 12, 32, 32, 32, 32, 32, 32, 32, 32},
+    {1, 1, 2, 1, 2, 3, 1, 2, 3, 4, 1, 2, 3, 4, 5, 0, 32, 32, 32, 3, 32, 32, 32, 6,
+     32, 32, 32, 9, 32, 32, 32, 12, 32, 32, 32, 15, 32, 32, 32, 18, 32, 32, 32, 32, 32, 32, 32, 32}};
 
-/* x shifted by slots 8j..8j+7 of a WAY_SHIFT row. */
+/* x shifted by slots 16g..16g+15 of a WAY_SHIFT row. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512i way_shifted(__m512i x,
-                                                                                  int row, int j)
+                                                                                  int row, int g)
 {
-    return _mm512_sllv_epi64(x, _mm512_load_si512(WAY_SHIFT[row] + 8 * j));
+    return _mm512_sllv_epi32(x, _mm512_load_si512(WAY_SHIFT[row] + 16 * g));
 }
 
 /* Also the direct ways' second chances (another hitter: bit s of *second)
  * and *shared, the rolls both of whose dice hit directly with the same
  * single chequer (own made points made): direct_seconds' numbers. */
 __attribute__((target("avx512f,avx512cd"))) static uint64_t
-hit_ways_avx512(uint64_t H, uint64_t T, uint64_t B, uint64_t blots, uint64_t made,
+hit_ways_avx512(uint32_t H, uint32_t T, uint32_t B, uint32_t blots, uint32_t made,
                 unsigned int *hit, uint64_t *second, uint32_t *shared)
 {
-    const __m512i h = _mm512_set1_epi64((long long)H), t = _mm512_set1_epi64((long long)T);
-    const __m512i bb = _mm512_set1_epi64((long long)B), bl = _mm512_set1_epi64((long long)blots);
-    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i h = _mm512_set1_epi32((int)H), t = _mm512_set1_epi32((int)T);
+    const __m512i bb = _mm512_set1_epi32((int)B), bl = _mm512_set1_epi32((int)blots);
+    const __m512i one = _mm512_set1_epi32(1);
     uint64_t ways = 0, sec = 0, multi = 0;
-    __m512i lz[5];
-    for (int j = 0; j < 5; j++) {
-        __m512i v = _mm512_and_si512(h, way_shifted(t, PIPS, j));
-        __m512i b2 = way_shifted(bb, STEP2, j), b3 = way_shifted(bb, STEP3, j);
-        __m512i blocked = j < 2 ? _mm512_and_si512(b2, b3)
-                                : _mm512_or_si512(_mm512_or_si512(b2, b3), way_shifted(bb, STEP1, j));
+    __m512i lz[3];
+    for (int g = 0; g < 3; g++) {
+        __m512i v = _mm512_and_si512(h, way_shifted(t, PIPS, g));
+        __m512i b2 = way_shifted(bb, STEP2, g), b3 = way_shifted(bb, STEP3, g);
+        __m512i blocked = g == 0 ? _mm512_and_si512(b2, b3)
+                                 : _mm512_or_si512(_mm512_or_si512(b2, b3), way_shifted(bb, STEP1, g));
         v = _mm512_andnot_si512(blocked, v);
-        _mm256_storeu_si256((__m256i *)(hit + 8 * j), _mm512_cvtepi64_epi32(v));
-        __mmask8 nz = _mm512_test_epi64_mask(v, v);
-        ways |= (uint64_t)nz << 8 * j;
-        multi |= (uint64_t)_mm512_test_epi64_mask(v, _mm512_sub_epi64(v, one)) << 8 * j;
-        /* blots << (24 - k) for the rearmost hitter k = 63 - lzcnt */
-        lz[j] = _mm512_lzcnt_epi64(v);
-        __m512i shift = _mm512_sub_epi64(lz[j], _mm512_set1_epi64(39));
-        __m512i at =
-            _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(SLOT_AT24 + 8 * j)));
-        __mmask8 two = _mm512_test_epi64_mask(_mm512_sllv_epi64(bl, shift), at);
-        sec |= (uint64_t)(nz & two) << 8 * j;
+        if (g < 2)
+            _mm512_storeu_si512(hit + 16 * g, v);
+        else
+            _mm256_storeu_si256((__m256i *)(hit + 32), _mm512_castsi512_si256(v));
+        __mmask16 nz = _mm512_test_epi32_mask(v, v);
+        ways |= (uint64_t)nz << 16 * g;
+        multi |= (uint64_t)_mm512_test_epi32_mask(v, _mm512_sub_epi32(v, one)) << 16 * g;
+        /* blots << (24 - k) for the rearmost hitter k = 31 - lzcnt */
+        lz[g] = _mm512_lzcnt_epi32(v);
+        __m512i shift = _mm512_sub_epi32(lz[g], _mm512_set1_epi32(7));
+        __m512i at = _mm512_load_si512(SLOT_AT24 + 16 * g);
+        __mmask16 two = _mm512_test_epi32_mask(_mm512_sllv_epi32(bl, shift), at);
+        sec |= (uint64_t)(nz & two) << 16 * g;
     }
     *second = (sec & ~DIRECT_SLOTS) | (multi & DIRECT_SLOTS);
-    /* die d's rearmost direct hitter k (slot 16 + 4d: lanes 0 and 4 of
-     * j = 2, 3, 4), or 64 + d where it has none or it is on a made point;
-     * then equal k's of the rolls' dice i < j */
-    static const uint64_t DIE_LANES[2][8] __attribute__((aligned(64))) = {
-        {0, 4, 8, 12, 0, 0, 0, 0}, {0, 1, 2, 3, 8, 12, 0, 0}};
+    /* die d's rearmost direct hitter k (slot 16 + 4d), or 64 + d where it
+     * has none or it is on a made point; then equal k's of the rolls' dice
+     * i < j (lane 15: two distinct values) */
+    static const int DIE_LANES[16] __attribute__((aligned(64))) = {0, 4, 8, 12, 16, 20, 6, 7,
+                                                                   8, 9, 10, 11, 12, 13, 14, 15};
     static const int ROLL_DIE[2][16] __attribute__((aligned(64))) = {
         {0, 0, 1, 0, 1, 2, 0, 1, 2, 3, 0, 1, 2, 3, 4, 6}, {1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 7}};
-    __m512i z = _mm512_permutex2var_epi64(lz[2], _mm512_load_si512(DIE_LANES[0]), lz[3]);
-    z = _mm512_permutex2var_epi64(z, _mm512_load_si512(DIE_LANES[1]), lz[4]);
-    __m512i k = _mm512_sub_epi64(_mm512_set1_epi64(63), z);
-    __mmask8 single = 0x3f & _mm512_cmpneq_epi64_mask(z, _mm512_set1_epi64(64)) &
-                      _mm512_testn_epi64_mask(_mm512_srlv_epi64(_mm512_set1_epi64((long long)made), k), one);
-    k = _mm512_mask_blend_epi64(single, _mm512_set_epi64(71, 70, 69, 68, 67, 66, 65, 64), k);
-    __m512i k32 = _mm512_zextsi256_si512(_mm512_cvtepi64_epi32(k));
-    *shared = _mm512_cmpeq_epi32_mask(_mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[0]), k32),
-                                      _mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[1]), k32));
+    __m512i z = _mm512_permutex2var_epi32(lz[1], _mm512_load_si512(DIE_LANES), lz[2]);
+    __m512i k = _mm512_sub_epi32(_mm512_set1_epi32(31), z);
+    __mmask16 single = 0x3f & _mm512_cmpneq_epi32_mask(z, _mm512_set1_epi32(32)) &
+                       _mm512_testn_epi32_mask(_mm512_srlv_epi32(_mm512_set1_epi32((int)made), k), one);
+    k = _mm512_mask_blend_epi32(single, _mm512_set_epi32(79, 78, 77, 76, 75, 74, 73, 72, 71, 70, 69, 68, 67, 66, 65, 64), k);
+    *shared = _mm512_cmpeq_epi32_mask(_mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[0]), k),
+                                      _mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[1]), k));
     return ways;
 }
 #endif
@@ -388,7 +390,8 @@ void bg_hitting(const bg_escape_tables *tab, const unsigned int *b, const unsign
     uint32_t shared = 0;
 #ifdef BG_HIT_WIDE
     if (tab->wide)
-        waymask = hit_ways_avx512(H, T, B, blots, sb->made, hit, &second, &shared);
+        waymask = hit_ways_avx512((uint32_t)H, (uint32_t)T, (uint32_t)B, (uint32_t)blots, sb->made, hit,
+                                  &second, &shared);
     else
 #endif
         waymask = hit_ways(H, T, B, hit);
