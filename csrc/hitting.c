@@ -363,6 +363,55 @@ hit_ways_avx512(uint32_t H, uint32_t T, uint32_t B, uint32_t blots, uint32_t mad
                                       _mm512_permutexvar_epi32(_mm512_load_si512(ROLL_DIE[1]), k));
     return ways;
 }
+
+/* pips_lost from hit[] in the registers of the wide step 1: a slot's pips
+ * from its rearmost hitter, 32 - lzcnt - pips + 1, is 0 or less where no
+ * way hits (lzcnt 32). A non-double takes the largest of its combined
+ * way (slot r) and its dice's direct ways (slot 16 + 4d: index 4d of the
+ * registers from slot 16 on); a double the largest of its die's 128-bit
+ * lane (slots 16 + 4d .. 19 + 4d). */
+__attribute__((target("avx512f,avx512cd"))) static int
+pips_lost_avx512(const unsigned int *hit, uint32_t keep_lo, uint32_t keep_hi, uint32_t keep_dbl)
+{
+    /* the dice i < j of roll r as 4 i and 4 j */
+    static const int LOWER[16] __attribute__((aligned(64))) = {0, 0, 4, 0, 4, 8, 0, 4,
+                                                               8, 12, 0, 4, 8, 12, 16, 0};
+    static const int HIGHER[16] __attribute__((aligned(64))) = {4, 8, 8, 12, 12, 12, 16, 16,
+                                                                16, 16, 20, 20, 20, 20, 20, 0};
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i p[3];
+    for (int k = 0; k < 3; k++) {
+        /* the loads as hit_ways_avx512 stored (store forwarding) */
+        __m512i h = k < 2 ? _mm512_loadu_si512(hit + 16 * k)
+                          : _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(hit + 32)));
+        __m512i top = _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_load_si512(WAY_SHIFT[PIPS] + 16 * k));
+        p[k] = _mm512_max_epi32(_mm512_sub_epi32(top, _mm512_lzcnt_epi32(h)), zero);
+    }
+    __m512i a = _mm512_maskz_permutex2var_epi32((__mmask16)(keep_lo & 0x7fffu), p[1],
+                                                _mm512_load_si512(LOWER), p[2]);
+    __m512i c = _mm512_maskz_permutex2var_epi32((__mmask16)(keep_hi & 0x7fffu), p[1],
+                                                _mm512_load_si512(HIGHER), p[2]);
+    __m512i m = _mm512_max_epi32(p[0], _mm512_max_epi32(a, c));
+    /* doubles: the direct ways (dword 0 of a lane) of the dice not kept cleared */
+    uint32_t k4 = keep_dbl & 0xfu, k2 = keep_dbl >> 4 & 3u;
+    __mmask16 keep1 = (__mmask16)(0xeeeeu | (k4 & 1) | (k4 & 2) << 3 | (k4 & 4) << 6 | (k4 & 8) << 9);
+    __mmask16 keep2 = (__mmask16)(0x00eeu | (k2 & 1) | (k2 & 2) << 3);
+    __m512i d1 = _mm512_maskz_mov_epi32(keep1, p[1]), d2 = _mm512_maskz_mov_epi32(keep2, p[2]);
+    d1 = _mm512_max_epi32(d1, _mm512_shuffle_epi32(d1, _MM_PERM_BADC));
+    d2 = _mm512_max_epi32(d2, _mm512_shuffle_epi32(d2, _MM_PERM_BADC));
+    d1 = _mm512_max_epi32(d1, _mm512_shuffle_epi32(d1, _MM_PERM_CDAB));
+    d2 = _mm512_max_epi32(d2, _mm512_shuffle_epi32(d2, _MM_PERM_CDAB));
+    /* non-doubles twice, doubles once (one dword per lane) */
+    __m512i all = _mm512_add_epi32(_mm512_add_epi32(m, m),
+                                   _mm512_maskz_add_epi32(0x1111, d1, _mm512_maskz_mov_epi32(0x0011, d2)));
+    return _mm512_reduce_add_epi32(all);
+}
+#endif
+
+#ifdef BG_HIT_WIDE
+#define PIPS_LOST(tab, ...) ((tab)->wide ? pips_lost_avx512(__VA_ARGS__) : pips_lost(__VA_ARGS__))
+#else
+#define PIPS_LOST(tab, ...) pips_lost(__VA_ARGS__)
 #endif
 
 /* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
@@ -417,7 +466,7 @@ void bg_hitting(const bg_escape_tables *tab, const unsigned int *b, const unsign
         uint32_t w15 = (uint32_t)waymask & 0x7fffu, s15 = (uint32_t)second & 0x7fffu;
         n1 = nonzero_nibbles((uint32_t)(waymask >> 16)) + 2 * popcount32(lo | hi | w15);
         n2 = nonzero_nibbles((uint32_t)(second >> 16)) + 2 * popcount32((lo & hi & ~shared) | s15);
-        np = pips_lost(hit, ~0u, ~0u, ~0u);
+        np = PIPS_LOST(tab, hit, ~0u, ~0u, ~0u);
     } else {
         /* Chequers on the bar (bit 24 of hit[]: the bar chequer). A
          * combined way counts only the bar chequer alone there, with a
@@ -458,7 +507,7 @@ void bg_hitting(const bg_escape_tables *tab, const unsigned int *b, const unsign
         uint32_t w15 = (uint32_t)waymask & 0x7fffu, s15 = (uint32_t)second & 0x7fffu;
         n1 = POP6[A | can | comb] + 2 * popcount32(ai | aj | c0 | c1 | w15);
         n2 = POP6[(A & can) | comb2] + 2 * popcount32((ai & aj) | ((ai | aj) & (c0 | c1)) | s15);
-        np = pips_lost(hit, ai | c0, aj | c1, A | can);
+        np = PIPS_LOST(tab, hit, ai | c0, aj | c1, A | can);
     }
     out[0] = BG_DIVC(np, 432);
     out[1] = BG_DIVC(n1, 36);
