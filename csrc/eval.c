@@ -53,12 +53,12 @@ static int side_crashed(int tot, const unsigned int *s)
     return tot + 1 - b1 <= 6;
 }
 
-int bg_classify_board(const bg_board b)
+int bg_classify_scan(const bg_board b, bg_board_scan *scan)
 {
+    int *back = scan->back, *tot = scan->total;
 #if defined(__SSE2__)
     /* each side's points packed to bytes once (boards hold at most 15
      * chequers a side, board_load): its bitmap and its total */
-    int back[2], tot[2];
     for (int j = 0; j < 2; j++) {
         __m128i lo, hi;
         bg_pack_points(b[j], &lo, &hi);
@@ -70,6 +70,12 @@ int bg_classify_board(const bg_board b)
         tot[j] = _mm_cvtsi128_si32(_mm_add_epi64(t, _mm_unpackhi_epi64(t, t))) +
                  (int)b[j][BG_BAR];
     }
+#else
+    for (int j = 0; j < 2; j++) {
+        back[j] = highest(b[j]);
+        tot[j] = (int)total(b[j]);
+    }
+#endif
     int back0 = back[0], back1 = back[1];
     if (back1 < 0 || back0 < 0)
         return BG_CLASS_OVER;
@@ -79,18 +85,12 @@ int bg_classify_board(const bg_board b)
     if (back0 < 6 && back1 < 6)
         return tot[0] <= 6 && tot[1] <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
     return BG_CLASS_RACE;
-#else
-    int back1 = highest(b[1]), back0 = highest(b[0]);
-    if (back1 < 0 || back0 < 0)
-        return BG_CLASS_OVER;
-    if (back0 + back1 > 22)
-        return side_crashed((int)total(b[0]), b[0]) || side_crashed((int)total(b[1]), b[1])
-                   ? BG_CLASS_CRASHED
-                   : BG_CLASS_CONTACT;
-    if (back0 < 6 && back1 < 6)
-        return total(b[0]) <= 6 && total(b[1]) <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
-    return BG_CLASS_RACE;
-#endif
+}
+
+int bg_classify_board(const bg_board b)
+{
+    bg_board_scan scan;
+    return bg_classify_scan(b, &scan);
 }
 
 /* ---- OVER (spec 6.6) --------------------------------------------------- */
@@ -223,6 +223,12 @@ void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
         back[j] = highest(b[j]);
     }
     sanity_check_known(os, b, ac, back, out);
+}
+
+void bg_sanity_check_scan(const bg_bearoff_os *os, const bg_board b, const bg_board_scan *scan,
+                          float out[5])
+{
+    sanity_check_known(os, b, scan->total, scan->back, out);
 }
 
 /* ---- 0-ply ------------------------------------------------------------- */

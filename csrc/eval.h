@@ -22,6 +22,15 @@ struct bg_engine {
  * bearoff databases). */
 int bg_classify_board(const bg_board b);
 
+/* What the classification finds of each side: its chequer total and its
+ * highest occupied index (24 = bar, -1 for none). */
+typedef struct {
+    int total[2], back[2];
+} bg_board_scan;
+
+/* bg_classify_board, also writing the scan (for bg_sanity_check_scan). */
+int bg_classify_scan(const bg_board b, bg_board_scan *scan);
+
 /* 0-ply cubeless outputs of b for the side on roll; returns the class. */
 int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5]);
 
@@ -43,5 +52,9 @@ void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, con
 
 /* The sanity check (spec 6.5) on net outputs; needs the one-sided db. */
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5]);
+
+/* bg_sanity_check with b's scan from bg_classify_scan. */
+void bg_sanity_check_scan(const bg_bearoff_os *os, const bg_board b, const bg_board_scan *scan,
+                          float out[5]);
 
 #endif

@@ -197,8 +197,8 @@ static sums_fn pick_sums(const struct bg_engine *e, const bg_net *net)
     return sums_portable;
 }
 
-void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int pos_class,
-                        float (*out)[5])
+void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, const bg_board_scan *scan,
+                        int k, int pos_class, float (*out)[5])
 {
     int id = pos_class == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
              : pos_class == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
@@ -220,7 +220,7 @@ void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int
     for (int j = 0; j < k; j++) {
         if (pos_class == BG_CLASS_RACE)
             bg_race_bg_override(&e->os, &e->ts, b[j], out[j]);
-        bg_sanity_check(&e->os, b[j], out[j]);
+        bg_sanity_check_scan(&e->os, b[j], &scan[j], out[j]);
     }
 }
 
@@ -258,15 +258,18 @@ int bg_search_selftest_prune(const bg_engine *e, const unsigned int *boards, int
         if (chunk > n_boards - i)
             chunk = n_boards - i;
         bg_board b[BG_PRUNE_BATCH];
-        for (int j = 0; j < chunk; j++)
+        bg_board_scan scan[BG_PRUNE_BATCH];
+        for (int j = 0; j < chunk; j++) {
             if (board_load(boards + 50 * (size_t)(i + j), b[j]))
                 return -1;
+            bg_classify_scan((const unsigned int(*)[25])b[j], &scan[j]);
+        }
         for (int cls = BG_CLASS_RACE; cls <= BG_CLASS_CONTACT; cls++) {
             int net = cls == BG_CLASS_RACE      ? BG_NET_PRUNE_RACE
                       : cls == BG_CLASS_CRASHED ? BG_NET_PRUNE_CRASHED
                                                 : BG_NET_PRUNE_CONTACT;
             float x[BG_PRUNE_BATCH][5];
-            bg_eval_prune_many(e, (const bg_board *)b, chunk, cls, x);
+            bg_eval_prune_many(e, (const bg_board *)b, scan, chunk, cls, x);
             for (int j = 0; j < chunk; j++) {
                 const unsigned int(*cb)[25] = (const unsigned int(*)[25])b[j];
                 float in[BG_N_BASE_INPUTS], y[5];

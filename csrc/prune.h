@@ -3,6 +3,7 @@
 #ifndef BG_PRUNE_H
 #define BG_PRUNE_H
 
+#include "eval.h"
 #include "types.h"
 
 struct bg_engine;
@@ -12,8 +13,9 @@ struct bg_engine;
 
 /* Outputs of the k boards b[j] with the pruning net of pos_class (RACE,
  * CRASHED or CONTACT: the class shared by all candidates), then for RACE the
- * race-backgammon override, then the sanity check. */
-void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, int k, int pos_class,
-                        float (*out)[5]);
+ * race-backgammon override, then the sanity check from scan[j]
+ * (bg_classify_scan of b[j]). */
+void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, const bg_board_scan *scan,
+                        int k, int pos_class, float (*out)[5]);
 
 #endif

@@ -196,8 +196,9 @@ static int prune_select(search_worker *w, int n, const bg_cubeinfo *ci_opp, int 
     for (int i0 = 0; i0 < n; i0 += BG_PRUNE_BATCH) {
         int k = n - i0 < BG_PRUNE_BATCH ? n - i0 : BG_PRUNE_BATCH;
         const bg_board *nb = (const bg_board *)w->sc->results + i0;
+        bg_board_scan scan[BG_PRUNE_BATCH];
         for (int j = 0; j < k; j++) {
-            int c = bg_classify_board(nb[j]);
+            int c = bg_classify_scan(nb[j], &scan[j]);
             if (i0 + j == 0) {
                 c0 = c;
                 if (c0 < BG_CLASS_RACE)
@@ -207,7 +208,7 @@ static int prune_select(search_worker *w, int n, const bg_cubeinfo *ci_opp, int 
             }
         }
         float q[BG_PRUNE_BATCH][5];
-        bg_eval_prune_many(w->e, nb, k, c0, q);
+        bg_eval_prune_many(w->e, nb, scan, k, c0, q);
         for (int j = 0; j < k; j++) {
             float u = search_utility(q[j], ci_opp);
             /* keep the `keep` lowest sorted, ties in generation order: an
