@@ -53,38 +53,55 @@ static int side_crashed(int tot, const unsigned int *s)
     return tot + 1 - b1 <= 6;
 }
 
-int bg_classify_scan(const bg_board b, bg_board_scan *scan)
+/* A side's highest occupied index and chequer total. */
+static inline void scan_side(const unsigned int *s, int *back, int *tot)
 {
-    int *back = scan->back, *tot = scan->total;
 #if defined(__SSE2__)
-    /* each side's points packed to bytes once (boards hold at most 15
-     * chequers a side, board_load): its bitmap and its total */
-    for (int j = 0; j < 2; j++) {
-        __m128i lo, hi;
-        bg_pack_points(b[j], &lo, &hi);
-        const __m128i zero = _mm_setzero_si128();
-        uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
-                         (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
-        back[j] = highest_of((~empty & 0xffffffu) | (uint32_t)(b[j][BG_BAR] != 0) << 24);
-        __m128i t = _mm_add_epi64(_mm_sad_epu8(lo, zero), _mm_sad_epu8(hi, zero));
-        tot[j] = _mm_cvtsi128_si32(_mm_add_epi64(t, _mm_unpackhi_epi64(t, t))) +
-                 (int)b[j][BG_BAR];
-    }
+    /* the points packed to bytes once (boards hold at most 15 chequers a
+     * side, board_load): their bitmap and their total */
+    __m128i lo, hi;
+    bg_pack_points(s, &lo, &hi);
+    const __m128i zero = _mm_setzero_si128();
+    uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
+                     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
+    *back = highest_of((~empty & 0xffffffu) | (uint32_t)(s[BG_BAR] != 0) << 24);
+    __m128i t = _mm_add_epi64(_mm_sad_epu8(lo, zero), _mm_sad_epu8(hi, zero));
+    *tot = _mm_cvtsi128_si32(_mm_add_epi64(t, _mm_unpackhi_epi64(t, t))) + (int)s[BG_BAR];
 #else
-    for (int j = 0; j < 2; j++) {
-        back[j] = highest(b[j]);
-        tot[j] = (int)total(b[j]);
-    }
+    *back = highest(s);
+    *tot = (int)total(s);
 #endif
-    int back0 = back[0], back1 = back[1];
-    if (back1 < 0 || back0 < 0)
+}
+
+/* The class of b from its scan. */
+static inline int classify_scanned(const bg_board b, const bg_board_scan *scan)
+{
+    const int *back = scan->back, *tot = scan->total;
+    if (back[1] < 0 || back[0] < 0)
         return BG_CLASS_OVER;
-    if (back0 + back1 > 22)
+    if (back[0] + back[1] > 22)
         return side_crashed(tot[0], b[0]) || side_crashed(tot[1], b[1]) ? BG_CLASS_CRASHED
                                                                         : BG_CLASS_CONTACT;
-    if (back0 < 6 && back1 < 6)
+    if (back[0] < 6 && back[1] < 6)
         return tot[0] <= 6 && tot[1] <= 6 ? BG_CLASS_BEAROFF2 : BG_CLASS_BEAROFF1;
     return BG_CLASS_RACE;
+}
+
+int bg_classify_scan(const bg_board b, bg_board_scan *scan)
+{
+    for (int j = 0; j < 2; j++)
+        scan_side(b[j], &scan->back[j], &scan->total[j]);
+    return classify_scanned(b, scan);
+}
+
+int bg_classify_result(const bg_board b, const bg_board_scan *before, bg_board_scan *scan)
+{
+    /* side 1 is before's side 0 less the chequers hit: the same total, and
+     * its highest point unless one went to the bar */
+    scan_side(b[0], &scan->back[0], &scan->total[0]);
+    scan->total[1] = before->total[0];
+    scan->back[1] = b[1][BG_BAR] ? BG_BAR : before->back[0];
+    return classify_scanned(b, scan);
 }
 
 int bg_classify_board(const bg_board b)

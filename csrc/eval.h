@@ -31,6 +31,10 @@ typedef struct {
 /* bg_classify_board, also writing the scan (for bg_sanity_check_scan). */
 int bg_classify_scan(const bg_board b, bg_board_scan *scan);
 
+/* bg_classify_scan of a result b of a move (sides swapped, results.h) from
+ * the board whose scan is before: rescans only the side that moved. */
+int bg_classify_result(const bg_board b, const bg_board_scan *before, bg_board_scan *scan);
+
 /* 0-ply cubeless outputs of b for the side on roll; returns the class. */
 int bg_eval0(const struct bg_engine *e, const bg_board b, float out[5]);
 

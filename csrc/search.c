@@ -185,11 +185,14 @@ void search_score_leaf(search_worker *w, const bg_board nb, int cls, const float
     *s1 = search_score_from_cubeful(cf, ci_move);
 }
 
-/* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results the
- * pruning net rates worst for the opponent and returns their common class;
- * -1 if pruning does not apply. */
-static int prune_select(search_worker *w, int n, const bg_cubeinfo *ci_opp, int keep)
+/* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results
+ * (from b) the pruning net rates worst for the opponent and returns their
+ * common class; -1 if pruning does not apply. */
+static int prune_select(search_worker *w, const bg_board b, int n, const bg_cubeinfo *ci_opp,
+                        int keep)
 {
+    bg_board_scan before;
+    bg_classify_scan(b, &before);
     float *sc = w->sc->pscore; /* sc[t]: the score of order[t] */
     int *order = w->sc->order;
     int c0 = -1, kept = 0;
@@ -198,7 +201,7 @@ static int prune_select(search_worker *w, int n, const bg_cubeinfo *ci_opp, int 
         const bg_board *nb = (const bg_board *)w->sc->results + i0;
         bg_board_scan scan[BG_PRUNE_BATCH];
         for (int j = 0; j < k; j++) {
-            int c = bg_classify_scan(nb[j], &scan[j]);
+            int c = bg_classify_result(nb[j], &before, &scan[j]);
             if (i0 + j == 0) {
                 c0 = c;
                 if (c0 < BG_CLASS_RACE)
@@ -262,7 +265,7 @@ static int choose_move(search_worker *w, const bg_board b, int d0, int d1,
     int m = n, pruned = 0, pruned_cls = -1;
     if (w->prune) {
         int keep = 5 + floor_log2(n);
-        if (n > keep && (pruned_cls = prune_select(w, n, &rc->ci_opp, keep)) >= 0) {
+        if (n > keep && (pruned_cls = prune_select(w, b, n, &rc->ci_opp, keep)) >= 0) {
             m = keep;
             pruned = 1;
         }
