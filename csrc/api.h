@@ -304,7 +304,9 @@ int bg_evaluate_ids(const bg_engine *engine, bg_cache *cache, const char *ids, i
                     float *out, int *classes);
 
 /* Test hook: the search's own results generator against bg_legal_moves on
- * every roll of n boards (both die orders); returns the mismatches. */
+ * every roll of n boards (both die orders), and each result's class and
+ * scan from the mover's side alone against a whole scan; returns the
+ * mismatches. */
 int bg_search_selftest_results(const unsigned int *boards, int n_boards);
 /* Test hook: the search's pruning-net evaluation (bg_eval_prune_many: sparse
  * inputs, batches of 1..8 boards) against the single-position kernel on a

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "inputs.h"
 #include "movegen.h"
 #include "position.h"
@@ -338,8 +339,15 @@ int bg_search_selftest_results(const unsigned int *boards, int n_boards)
                                                   want, BG_MAX_MOVES);
                         int n2 = bg_roll_results(&t, (const unsigned int(*)[25])bd, x, y, got);
                         int differ = n1 != n2;
-                        for (int k = 0; k < n1 && !differ; k++)
-                            differ = !same_swapped((const unsigned int(*)[25])got[k], want[k]);
+                        bg_board_scan before, quick, full;
+                        bg_classify_scan((const unsigned int(*)[25])bd, &before);
+                        for (int k = 0; k < n2 && !differ; k++) {
+                            const unsigned int(*r)[25] = (const unsigned int(*)[25])got[k];
+                            differ = !same_swapped(r, want[k]) ||
+                                     bg_classify_result(r, &before, &quick) !=
+                                         bg_classify_scan(r, &full) ||
+                                     memcmp(&quick, &full, sizeof full) != 0;
+                        }
                         bad += differ;
                     }
         }
