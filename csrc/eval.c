@@ -61,10 +61,8 @@ static inline void scan_side(const unsigned int *s, int *back, int *tot)
      * side, board_load): their bitmap and their total */
     __m128i lo, hi;
     bg_pack_points(s, &lo, &hi);
+    *back = highest_of(bg_occupied_packed(s, lo, hi));
     const __m128i zero = _mm_setzero_si128();
-    uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
-                     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
-    *back = highest_of((~empty & 0xffffffu) | (uint32_t)(s[BG_BAR] != 0) << 24);
     __m128i t = _mm_add_epi64(_mm_sad_epu8(lo, zero), _mm_sad_epu8(hi, zero));
     *tot = _mm_cvtsi128_si32(_mm_add_epi64(t, _mm_unpackhi_epi64(t, t))) + (int)s[BG_BAR];
 #else

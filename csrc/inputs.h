@@ -24,16 +24,25 @@ static inline void bg_pack_points(const unsigned int *s, __m128i *lo, __m128i *h
 }
 #endif
 
+#if defined(__SSE2__)
+/* Bitmap of side s's occupied points 0..24 (bit 24 = bar) from its points
+ * packed by bg_pack_points. */
+static inline uint32_t bg_occupied_packed(const unsigned int *s, __m128i lo, __m128i hi)
+{
+    const __m128i zero = _mm_setzero_si128();
+    uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
+                     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
+    return (~empty & 0xffffffu) | (uint32_t)(s[24] != 0) << 24;
+}
+#endif
+
 /* Bitmap of one side's occupied points 0..24 (bit 24 = bar). */
 static inline uint32_t bg_occupied(const unsigned int *s)
 {
 #if defined(__SSE2__)
     __m128i lo, hi;
     bg_pack_points(s, &lo, &hi);
-    const __m128i zero = _mm_setzero_si128();
-    uint32_t empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)) |
-                     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)) << 16;
-    return (~empty & 0xffffffu) | (uint32_t)(s[24] != 0) << 24;
+    return bg_occupied_packed(s, lo, hi);
 #else
     uint32_t m = 0;
     for (int i = 0; i < 25; i++)
