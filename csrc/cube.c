@@ -2,6 +2,7 @@
  * classification, written from gnubg-play-spec section 4. Arithmetic is in
  * single precision as in gnubg so that ties and thresholds fall the same way. */
 #include <math.h>
+#include <stddef.h>
 
 #include "cube.h"
 
@@ -57,6 +58,55 @@ static float me(const bg_cubeinfo *ci, int player, int points, int winner)
 {
     return bg_met_mwc(ci->met, ci->score[0], ci->score[1], ci->match_to, player, points, winner,
                       ci->crawford);
+}
+
+/* The MWCs of one match state, me(ci, player, points, winner) at v[player]
+ * [winner][points], points up to the longer away (`top`: from there on the
+ * winner has won the match and nothing changes). A search asks a few states
+ * for every leaf: each thread keeps its last four. */
+typedef struct {
+    const bg_met *met;
+    int score[2], match_to, crawford, top;
+    float v[2][2][BG_MET_MAX + 1];
+} met_row;
+
+static _Thread_local met_row met_rows[4];
+static _Thread_local unsigned int met_rows_next;
+
+/* ci's row, or NULL when a side is further away than the table reaches. */
+static const met_row *met_row_of(const bg_cubeinfo *ci)
+{
+    for (int i = 0; i < 4; i++) {
+        const met_row *r = &met_rows[i];
+        if (r->met == ci->met && r->match_to == ci->match_to && r->score[0] == ci->score[0] &&
+            r->score[1] == ci->score[1] && r->crawford == ci->crawford && r->met)
+            return r;
+    }
+    int a0 = ci->match_to - ci->score[0], a1 = ci->match_to - ci->score[1];
+    int top = a0 > a1 ? a0 : a1;
+    if (!ci->met || top < 1 || top > BG_MET_MAX)
+        return NULL;
+    met_row *r = &met_rows[met_rows_next++ % 4];
+    for (int k = 0; k < 2; k++)
+        for (int w = 0; w < 2; w++)
+            for (int c = 0; c <= top; c++)
+                r->v[k][w][c] = me(ci, k, c, w);
+    r->met = ci->met;
+    r->score[0] = ci->score[0];
+    r->score[1] = ci->score[1];
+    r->match_to = ci->match_to;
+    r->crawford = ci->crawford;
+    r->top = top;
+    return r;
+}
+
+/* me() through ci's row t (NULL: computed). */
+static inline float me_in(const met_row *t, const bg_cubeinfo *ci, int player, int points,
+                          int winner)
+{
+    if (!t)
+        return me(ci, player, points, winner);
+    return t->v[player][winner][points < t->top ? points : t->top];
 }
 
 float bg_cube_emg_to_mwc(float emg, const bg_cubeinfo *ci)
@@ -189,15 +239,15 @@ static void ratios(const float p[5], int move, float g[2], float b[2])
 
 /* MWC of player k when `winner` wins c points, weighted by the winner's
  * gammon/backgammon ratios (c, 2c, 3c). */
-static float weighted(const bg_cubeinfo *ci, int k, int winner, int c, const float g[2],
-                      const float b[2])
+static float weighted(const met_row *t, const bg_cubeinfo *ci, int k, int winner, int c,
+                      const float g[2], const float b[2])
 {
-    return (1.0f - g[winner] - b[winner]) * me(ci, k, c, winner) +
-           g[winner] * me(ci, k, 2 * c, winner) + b[winner] * me(ci, k, 3 * c, winner);
+    return (1.0f - g[winner] - b[winner]) * me_in(t, ci, k, c, winner) +
+           g[winner] * me_in(t, ci, k, 2 * c, winner) + b[winner] * me_in(t, ci, k, 3 * c, winner);
 }
 
 /* Live-cube cash points of both players at the current cube (section 4.4). */
-static void cash_points(const float p[5], const bg_cubeinfo *ci, float cp[2])
+static void cash_points(const float p[5], const met_row *t, const bg_cubeinfo *ci, float cp[2])
 {
     float g[2], b[2];
     ratios(p, ci->move, g, b);
@@ -213,9 +263,9 @@ static void cash_points(const float p[5], const bg_cubeinfo *ci, float cp[2])
         for (int k = 0; k < 2; k++) {
             int c2 = (away[k] <= 2 * c && away[!k] > 2 * c) ? 2 * c : c;
             /* k doubles to 2c' : take and lose / take and win, both gammon weighted */
-            float dtl = weighted(ci, k, !k, 2 * c2, g, b);
-            float dp = me(ci, k, c, k);
-            float dtw = weighted(ci, k, k, 2 * c2, g, b);
+            float dtl = weighted(t, ci, k, !k, 2 * c2, g, b);
+            float dp = me_in(t, ci, k, c, k);
+            float dtw = weighted(t, ci, k, k, 2 * c2, g, b);
             dead[k] = (dtl - dp) / (dtl - dtw);
         }
         if (away[0] <= 2 * c || away[1] <= 2 * c) {
@@ -223,9 +273,9 @@ static void cash_points(const float p[5], const bg_cubeinfo *ci, float cp[2])
             live[1][n] = dead[1];
         } else {
             for (int k = 0; k < 2; k++) {
-                float rdp = me(ci, k, 2 * c, !k);
-                float dp = me(ci, k, c, k);
-                float dtw = weighted(ci, k, k, 2 * c, g, b);
+                float rdp = me_in(t, ci, k, 2 * c, !k);
+                float dp = me_in(t, ci, k, c, k);
+                float dtw = weighted(t, ci, k, k, 2 * c, g, b);
                 live[k][n] = 1.0f - live[!k][n + 1] * (dp - dtw) / (rdp - dtw);
             }
         }
@@ -249,13 +299,14 @@ float bg_cube_match_leaf(const float p[5], const bg_cubeinfo *ci, float x)
     if (!cube_live_match(ci))
         return dead;
     int m = ci->move;
+    const met_row *t = met_row_of(ci);
     float g[2], b[2], cp[2];
     ratios(p, m, g, b);
-    cash_points(p, ci, cp);
-    float cash = me(ci, m, ci->cube, m);
-    float oppcash = me(ci, m, ci->cube, !m);
-    float win = weighted(ci, m, m, ci->cube, g, b);
-    float lose = weighted(ci, m, !m, ci->cube, g, b);
+    cash_points(p, t, ci, cp);
+    float cash = me_in(t, ci, m, ci->cube, m);
+    float oppcash = me_in(t, ci, m, ci->cube, !m);
+    float win = weighted(t, ci, m, m, ci->cube, g, b);
+    float lose = weighted(t, ci, m, !m, ci->cube, g, b);
     float w = p[W], live;
     if (ci->owner == -1) {
         float otg = 1.0f - cp[!m], tg = cp[m];
@@ -439,10 +490,10 @@ float bg_cube_double_point_dead(const float *p, const bg_cubeinfo *ci)
     float g[2], b[2];
     int m = ci->move;
     ratios(p, m, g, b);
-    float ndw = weighted(ci, m, m, ci->cube, g, b);
-    float ndl = weighted(ci, m, !m, ci->cube, g, b);
-    float dtw = weighted(ci, m, m, 2 * ci->cube, g, b);
-    float dtl = weighted(ci, m, !m, 2 * ci->cube, g, b);
+    float ndw = weighted(NULL, ci, m, m, ci->cube, g, b);
+    float ndl = weighted(NULL, ci, m, !m, ci->cube, g, b);
+    float dtw = weighted(NULL, ci, m, m, 2 * ci->cube, g, b);
+    float dtl = weighted(NULL, ci, m, !m, 2 * ci->cube, g, b);
     float risk = ndl - dtl, gain = dtw - ndw;
     /* nothing at stake: no dead-cube threshold (gnubg's NaN compares false) */
     if (!(risk + gain > 0.0f))
