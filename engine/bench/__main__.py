@@ -2,7 +2,7 @@
 
     python -m engine.bench movegen [--positions N]
     python -m engine.bench eval
-    python -m engine.bench decide
+    python -m engine.bench decide [--match 7:2-3]
     python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench --signature
@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=1000, help="size of the seeded position set")
     parser.add_argument("--levels", default="", help="parity: levels, comma-separated (default: the searching ones)")
     parser.add_argument("--scale", type=float, default=1.0, help="parity: multiplies the default set sizes")
+    parser.add_argument("--match", type=decide.match_score, default=None,
+                        help="decide: a match score LENGTH:A-B, such as 7:2-3 (default: money play)")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
     args = parser.parse_args(argv)
     if args.signature:

@@ -29,12 +29,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.bench.harness import SEED, Timed, best_rates, captured, quiet_gnubg, row, silently
+from engine.bench.harness import SEED, Timed, best_rates, captured, gnubg_cubeinfo, quiet_gnubg, row, silently
 from engine.sampling import random_game_positions
 
 if TYPE_CHECKING:
     from engine.evaluator import Engine
     from engine.levels import FilterTable, Level
+    from engine.match import MatchState
     from engine.position import Board, Position
 
 
@@ -60,6 +61,23 @@ def gnubg_tuple_board(position: Position, tup: Sequence[int]) -> Board | None:
     return (tuple(opp), tuple(me))
 
 
+def match_score(text: str) -> MatchState:
+    """``--match LENGTH:A-B``: a match of LENGTH points at score A-B, the side
+    on roll on A.
+
+    >>> match_score("7:2-3").score
+    (2, 3)
+    """
+    from engine.match import MatchState
+
+    try:
+        length, score = text.split(":")
+        a, b = (int(x) for x in score.split("-"))
+        return MatchState(length=int(length), score=(a, b))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected LENGTH:A-B such as 7:2-3, got {text!r} ({exc})") from None
+
+
 def run_decide(args: argparse.Namespace) -> None:
     from engine.evaluator import Engine
     from engine.levels import level
@@ -70,15 +88,21 @@ def run_decide(args: argparse.Namespace) -> None:
     rng = random.Random(SEED)
     positions = random_game_positions(max(args.positions, 300), seed=SEED)
     dice = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in positions]
-    money = MatchState(length=0, jacoby=True)
-    cube = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+    if args.match:
+        state = args.match
+        cube = gnubg_cubeinfo(gnubg, state)
+        where = f"a {state.length}-point match at {state.score[0]}-{state.score[1]}"
+    else:
+        state = MatchState(length=0, jacoby=True)
+        cube = gnubg.cubeinfo(1, -1, 0, 0, (0, 0), 0, 0)
+        where = "money play, Jacoby"
     repeats = 5
 
     def flush_gnubg() -> None:
         silently(gnubg.command, "set cache 1024")
         silently(gnubg.command, "set cache 65536")
 
-    print(f"decide: seeded positions from random games (seed {SEED}), money play, Jacoby, centred cube;")
+    print(f"decide: seeded positions from random games (seed {SEED}), {where}, centred cube;")
     print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} interleaved runs, caches emptied")
 
     def chequer(name: str, n: int, ctx: Any, flavour_level: Level) -> None:
@@ -95,7 +119,7 @@ def run_decide(args: argparse.Namespace) -> None:
             def run() -> int:
                 engine.clear_cache()
                 for p, d in zip(ps, ds):
-                    engine.best_move(p, d, money, flavour_level, threads=threads)
+                    engine.best_move(p, d, state, flavour_level, threads=threads)
                 return n
             return run
 
@@ -105,7 +129,7 @@ def run_decide(args: argparse.Namespace) -> None:
             if after is None:
                 continue
             told += 1
-            same += engine.best_move(p, d, money, flavour_level).candidates[0].position.board == after
+            same += engine.best_move(p, d, state, flavour_level).candidates[0].position.board == after
         print(f"  {name} on {n} positions (same play as gnubg: {same}/{told} where its tuple is whole)")
         reference, one, two = best_rates([theirs, ours(1), ours(2)], repeats)
         row("gnubg findbestmove", reference)
@@ -120,7 +144,7 @@ def run_decide(args: argparse.Namespace) -> None:
 
     def cube_bench(name: str, plies: int, n: int, lv: Level) -> None:
         ps = positions[:n]
-        mid = money.match_id()
+        mid = state.match_id()
         for c in (f"set evaluation cubedecision evaluation plies {plies}",
                   f"set evaluation cubedecision evaluation prune {'on' if plies else 'off'}"):
             silently(gnubg.command, c)
@@ -143,7 +167,7 @@ def run_decide(args: argparse.Namespace) -> None:
             def run() -> int:
                 engine.clear_cache()
                 for p in ps:
-                    engine.cube_decision(p, money, lv, threads=threads)
+                    engine.cube_decision(p, state, lv, threads=threads)
                 return n
             return run
 

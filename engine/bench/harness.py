@@ -8,7 +8,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.match import MatchState
 
 SEED = 20240601
 Timed = Callable[[], int]  # runs once, returns the items it did
@@ -71,3 +74,11 @@ def quiet_gnubg() -> Any:
 def row(label: str, rate: float, reference: float | None = None) -> None:
     ratio = f"{rate / reference:8.2f}x" if reference else "         "
     print(f"  {label:<58} {rate:14,.0f}/s {ratio}")
+
+
+def gnubg_cubeinfo(gnubg: Any, match: MatchState) -> Any:
+    """The package's cube info for ``match.on_roll`` (Jacoby in money play)."""
+    ci = gnubg.cubeinfo(match.cube, match.cube_owner, match.on_roll, match.length, match.score,
+                        int(match.crawford_game), 0)
+    ci["jacoby"] = int(match.length == 0 and match.jacoby)
+    return ci

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.bench.harness import SEED, captured, quiet_gnubg, silently
+from engine.bench.harness import SEED, captured, gnubg_cubeinfo, quiet_gnubg, silently
 from engine.bench.decide import gnubg_filter, gnubg_tuple_board
 from engine.cube import CANNOT_DOUBLE
 from engine.match import MatchState
@@ -55,14 +55,6 @@ def flush_gnubg(gnubg: Any) -> None:
     """Empties gnubg's evaluation cache (setting the current size again does not)."""
     silently(gnubg.command, "set cache 131072")
     silently(gnubg.command, "set cache 65536")
-
-
-def gnubg_cubeinfo(gnubg: Any, match: MatchState) -> Any:
-    """The package's cube info for ``match.on_roll`` (Jacoby in money play)."""
-    ci = gnubg.cubeinfo(match.cube, match.cube_owner, match.on_roll, match.length, match.score,
-                        int(match.crawford_game), 0)
-    ci["jacoby"] = int(match.length == 0 and match.jacoby)
-    return ci
 
 
 def gnubg_context(gnubg: Any, lv: Level) -> Any:
