@@ -232,12 +232,10 @@ static void sanity_check_known(const bg_bearoff_os *os, const bg_board b, const 
 
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5])
 {
-    int ac[2], back[2];
-    for (int j = 0; j < 2; j++) {
-        ac[j] = (int)total(b[j]);
-        back[j] = highest(b[j]);
-    }
-    sanity_check_known(os, b, ac, back, out);
+    bg_board_scan scan;
+    for (int j = 0; j < 2; j++)
+        scan_side(b[j], &scan.back[j], &scan.total[j]);
+    sanity_check_known(os, b, scan.total, scan.back, out);
 }
 
 void bg_sanity_check_scan(const bg_bearoff_os *os, const bg_board b, const bg_board_scan *scan,
