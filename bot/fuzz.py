@@ -1,12 +1,12 @@
 """A state-machine fuzzer: real match dialogues, mutated, into the real Session and Player.
 
 ``python -m bot.fuzz --sessions N --seed S`` replays the dialogues in
-``tests/data/dialogues`` (what our bot received in local matches, drops
-included) through :class:`bot.session.Session` and :class:`bot.player.Player`
+``bot/corpus/dialogues`` (what our bot received in local matches, drops
+included; shipped in the wheel) through :class:`bot.session.Session` and :class:`bot.player.Player`
 over a scripted connection, with mutations: lines dropped, duplicated, swapped
 or glued together, fields corrupted, impossible boards (16 checkers, negative
 counts, dice 0/7, a score at the length, another length), 64 KiB lines,
-random bytes, real server lines of other dialogues (``tests/data/fibs-lines``)
+random bytes, real server lines of other dialogues (``bot/corpus/fibs-lines``)
 and dropped connections. After every line it checks that
 
 - the session still runs (only a refused login may end it),
@@ -44,7 +44,8 @@ from engine.match import MatchState
 from engine.position import Move, Position, Step
 from engine.records import load_sgf
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+DATA = Path(__file__).resolve().parent / "corpus"
+"""The corpus shipped as package data: ``dialogues/`` and ``fibs-lines/``."""
 USER = "GnuBot"
 
 _COMMAND = re.compile(

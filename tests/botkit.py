@@ -1,6 +1,6 @@
 """Test support for the bot: a deterministic decider, a fake connection, board lines.
 
-Imported by the bot's tests (``sys.path`` gets this folder, as for gnubg_oracle).
+Imported by the bot's tests (conftest: pytest puts this folder on the import path).
 """
 
 from __future__ import annotations

@@ -25,11 +25,6 @@ TOLERANCE = 1e-4
 
 
 @pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine()
-
-
-@pytest.fixture(scope="module")
 def played(engine: Engine) -> MatchRecord:
     """A 5-point match, expert against beginner: plenty of errors and cube action."""
     spec = schedule(["expert", "beginner"], "round robin", None, 1, seed=6, duplicate=False)[0]

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import json
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot import fibsboard
+from bot.journal import Journal, encode_action, replay
+from bot.recorder import Recorder, SavedIndex
+from engine.position import Position
+from engine.records import Double, MatchRecord, Resign, Roll, Take, load_sgf
 
-from botkit import Dialogue, board, config  # noqa: E402
-
-from bot import fibsboard  # noqa: E402
-from bot.journal import Journal, encode_action, replay  # noqa: E402
-from bot.recorder import Recorder, SavedIndex  # noqa: E402
-from engine.position import Position  # noqa: E402
-from engine.records import Double, MatchRecord, Resign, Roll, Take, load_sgf  # noqa: E402
+from botkit import Dialogue, board, config
 
 OPENING = Position.initial()
 RESUMED = "You are now playing with bob. Your running match was loaded."

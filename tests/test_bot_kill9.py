@@ -13,15 +13,13 @@ from collections.abc import Callable
 
 import yaml
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot.player import Challenge, Player
+from bot.run import close_transcript, transcript_logger
+from bot.server import FibsServer
+from bot.session import Session
+from engine.records import Double, GameRecord, MatchRecord, load_sgf
 
-from botkit import Cube, FakeDecider, config  # noqa: E402
-
-from bot.player import Challenge, Player  # noqa: E402
-from bot.run import close_transcript, transcript_logger  # noqa: E402
-from bot.server import FibsServer  # noqa: E402
-from bot.session import Session  # noqa: E402
-from engine.records import Double, GameRecord, MatchRecord, load_sgf  # noqa: E402
+from botkit import Cube, FakeDecider, config
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"

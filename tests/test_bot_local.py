@@ -7,20 +7,17 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot.config import BotConfig
+from bot.run import close_transcript, local_players, play_local, transcript_logger
+from bot.server import FibsServer
+from bot.session import LoginFailed, Session
+from bot.soak import soak
+from engine.records import load_sgf, mat
 
-from botkit import FakeDecider, config  # noqa: E402
-
-from bot.config import BotConfig  # noqa: E402
-from bot.run import close_transcript, local_players, play_local, transcript_logger  # noqa: E402
-from bot.server import FibsServer  # noqa: E402
-from bot.session import LoginFailed, Session  # noqa: E402
-from bot.soak import soak  # noqa: E402
-from engine.records import load_sgf, mat  # noqa: E402
+from botkit import FakeDecider, config
 
 GNUBG = os.environ.get("GNUBG") or shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
 

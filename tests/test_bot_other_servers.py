@@ -8,20 +8,17 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import socket
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot.player import Challenge, Player
+from bot.run import close_transcript, transcript_logger
+from bot.server import FibsServer
+from bot.session import Opener, Reader, Session, Writer, telnet_opener
+from engine.records import load_sgf
 
-from botkit import FakeDecider, config  # noqa: E402
-
-from bot.player import Challenge, Player  # noqa: E402
-from bot.run import close_transcript, transcript_logger  # noqa: E402
-from bot.server import FibsServer  # noqa: E402
-from bot.session import Opener, Reader, Session, Writer, telnet_opener  # noqa: E402
-from engine.records import load_sgf  # noqa: E402
+from botkit import FakeDecider, config
 
 HOST = "127.0.0.1"
 

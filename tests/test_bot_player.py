@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import time
 import pathlib
-import sys
+import time
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot import commands, fibsboard
+from bot.player.game import GamePlayer
+from engine.position import Move, Position
 
-from botkit import Cube, Dialogue, FakeDecider, board, config  # noqa: E402
-
-from bot import commands, fibsboard  # noqa: E402
-from bot.player.game import GamePlayer  # noqa: E402
-from engine.position import Move, Position  # noqa: E402
+from botkit import Cube, Dialogue, FakeDecider, board, config
 
 OPENING = Position.initial()
 # after bob (X) played 13/11 13/8 from the opening, we (O) are on roll

@@ -5,18 +5,15 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import random
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot.config import BotConfig
+from bot.player import Player
+from bot.run import close_transcript, transcript_logger
+from bot.session import LoginFailed, Reader, Session, Writer
 
-from botkit import FakeDecider, config  # noqa: E402
-
-from bot.config import BotConfig  # noqa: E402
-from bot.player import Player  # noqa: E402
-from bot.run import close_transcript, transcript_logger  # noqa: E402
-from bot.session import LoginFailed, Reader, Session, Writer  # noqa: E402
+from botkit import FakeDecider, config
 
 BANNER = "                       First Internet Backgammon Server\r\n\r\nlogin: "
 # the spec's own-info example: ready and silent are off, the rest as the bot wants

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot import commands, fibsboard
+from engine.position import Move, Position
 
-from botkit import Dialogue, board, config  # noqa: E402
-
-from bot import commands, fibsboard  # noqa: E402
-from engine.position import Move, Position  # noqa: E402
+from botkit import Dialogue, board, config
 
 LATER = Position.from_position_id("4HPwATDgc/ABMA").swap().play(Move.parse("13/11 13/8")).swap()
 WHO_US = "5 GnuBot - - 1 0 1650.00 2396 0 1041253132 host fibsbot -"

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-import sys
 
 import pytest
+from test_bot_session import Connection, login, start, stop
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit, the session's scripted server
+from bot import clip, commands, fibsboard
+from bot.player.chat import OperatorChat
+from engine.position import Move, Position
 
-from botkit import Dialogue, board, config  # noqa: E402
-from test_bot_session import Connection, login, start, stop  # noqa: E402
-
-from bot import clip, commands, fibsboard  # noqa: E402
-from bot.player.chat import OperatorChat  # noqa: E402
-from engine.position import Move, Position  # noqa: E402
+from botkit import Dialogue, board, config
 
 LATER = Position.from_position_id("4HPwATDgc/ABMA").swap().play(Move.parse("13/11 13/8")).swap()
 

@@ -11,15 +11,9 @@ import pytest
 
 from engine.bench.parity import random_match_state
 from engine.errors import BoardParseError
-from engine.evaluator import Engine
 from engine.levels import level
 from engine.position import Position, boards_from_ids
 from engine.sampling import random_bearoff_positions, random_game_positions
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine()
 
 
 def _seeded(n, seed):

@@ -5,19 +5,18 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import random
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import clip, commands, fibsboard
+from bot import clip, commands, fibsboard, fuzz
 from bot.clip import YOU, glue
 from engine.errors import BoardParseError
 from engine.match import CENTRED
 
-DATA = Path(__file__).parent / "data" / "fibs-lines"
+DATA = fuzz.DATA / "fibs-lines"  # real server lines, shipped as the fuzzer's corpus
 FILES = ("07-gibbon-clip-reader-test-lines.txt", "08-gibbon-board-lines-with-decoding.txt",
          "09-spec-example-outputs.txt")
 
@@ -536,7 +535,7 @@ def test_field_values(line: str, event: clip.Event) -> None:
 def test_events_are_frozen_and_hashable() -> None:
     event = clip.parse("You roll 6 and 4.")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(event, "player", "bob")
+        event.player = "bob"
     assert len({event, clip.parse("You roll 6 and 4.")}) == 1
 
 

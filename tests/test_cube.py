@@ -5,21 +5,16 @@ this measures the cube layer alone. The `gnubg` PyPI package is gnubg 1.1: its
 0-1 ply cube efficiencies differ from 1.07's, hence efficiency_set="gnubg-1.1".
 """
 
-import pathlib
 import random
-import sys
 from collections import Counter
 
 import pytest
 
 from engine._core import ffi, lib
-from engine.cube import (ACTIONS, CLASS_CONTACT, CLASS_RACE, cube_decision_from_probabilities,
-                         cube_info, efficiency)
+from engine.cube import ACTIONS, CLASS_CONTACT, CLASS_RACE, cube_decision_from_probabilities, cube_info, efficiency
 from engine.match import MatchState
 from engine.position import Position
 from engine.sampling import random_bearoff_positions, random_game_positions
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
 
 
 def _scenario(rng):
@@ -209,8 +204,9 @@ def test_exact_bearoff_values_read_from_database():
     import struct
     from math import comb
 
-    import gnubg_oracle as O
     from engine.data import find_file
+
+    import gnubg_oracle as O
 
     engine = O.c_engine()
     data = find_file("gnubg_ts0.bd").read_bytes()
@@ -244,7 +240,7 @@ def test_exact_bearoff_values_read_from_database():
 
 
 def test_answers_to_double_and_beaver():
-    from engine.cube import CubeDecision, CubeEquities, answer_beaver, answer_double, ACTIONS
+    from engine.cube import ACTIONS, CubeDecision, CubeEquities, answer_beaver, answer_double
 
     def d(name, dt=0.5):
         return CubeDecision(ACTIONS.index(name), CubeEquities(0.0, dt, 1.0), 0.0, True, False, True,

@@ -17,11 +17,6 @@ GOLDEN = json.loads((pathlib.Path(__file__).parent / "data" / "golden-0ply.json"
 TOLERANCE = 1e-6
 
 
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine()
-
-
 def test_golden_set_shape():
     assert len(GOLDEN) == 200
     assert {p["class_code"] for p in GOLDEN} == {4, 6, 8, 9, 10}

@@ -21,11 +21,6 @@ NET_CLASSES = (PositionClass.RACE, PositionClass.CRASHED, PositionClass.CONTACT)
 
 
 @pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine()
-
-
-@pytest.fixture(scope="module")
 def boards() -> list:
     return [p.board for p in random_game_positions(4000, seed=99)] + [p["board"] for p in GOLDEN]
 

@@ -62,12 +62,11 @@ def game_over() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     return boards
 
 
-def test_oracle_agreement():
+def test_oracle_agreement(engine: Engine) -> None:
     start = time.perf_counter()
     positions = random_game_positions(N_GAME_POSITIONS, seed=SEED)
     boards = [p.board for p in positions] + synthetic_races(1000, SEED) + game_over()
     theirs, their_classes = gnubg_eval(boards)
-    engine = Engine()
     ours, our_classes = engine.evaluate_many(boards, with_classes=True)
 
     counts = Counter(their_classes.tolist())

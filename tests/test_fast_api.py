@@ -12,15 +12,9 @@ import pytest
 
 from engine import native
 from engine.errors import BoardParseError
-from engine.evaluator import Engine
 from engine.levels import level
 from engine.position import Position, boards_from_ids
 from engine.sampling import random_game_positions
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine()
 
 
 def _decision(d):

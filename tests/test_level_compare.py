@@ -22,11 +22,6 @@ NEVER = 10**6  # a min_differing no pair reaches: every spot is played
 
 
 @pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine()
-
-
-@pytest.fixture(scope="module")
 def beginner_game(engine: Engine) -> MatchRecord:
     """Beginner against itself, a 3-point match: its plays carry the level's (deterministic) noise."""
     spec = schedule(["beginner"], "self play", None, 1, seed=4, duplicate=False)[0]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.levels import (FLAVOURS, LEVEL_NAMES, MOVE_FILTERS, EvalSettings, level)
+from engine.levels import FLAVOURS, LEVEL_NAMES, MOVE_FILTERS, EvalSettings, level
 
 
 def test_level_table():

@@ -2,7 +2,6 @@
 
 import json
 import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -10,7 +9,6 @@ import pytest
 from engine.errors import DataFileError
 from engine.met import default_met, load_met
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
 DATA = pathlib.Path(__file__).parent / "data"
 # gnubg extends in single precision with its own erf rounding: a few cells of the
 # computed part differ by one float ulp near 1 (6e-8).

@@ -1,8 +1,6 @@
 """Evaluation noise: gnubg's deterministic (MD5) noise, random ISAAC noise, application to 0-ply outputs."""
 
-import pathlib
 import statistics
-import sys
 
 import pytest
 
@@ -11,8 +9,6 @@ from engine.levels import level
 from engine.noise import NoiseRng, apply_noise, noise_deviates
 from engine.position import Move, Position
 from engine.sampling import random_game_positions
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
 
 NOISY_LEVELS = ("beginner", "casual", "intermediate", "advanced")
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from engine.records import Beaver, MatchRecord, RejectResign, Resign, load_sgf, mat, sgf
-from engine.records.testing import game_summary, random_match
 from engine.records.validate import complaints, gnubg_program, run_gnubg
+
+from recordkit import game_summary, random_match
 
 GNUBG = gnubg_program()
 pytestmark = pytest.mark.skipif(GNUBG is None, reason="the gnubg program is not installed (apt-get install gnubg)")

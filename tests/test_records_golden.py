@@ -11,11 +11,29 @@ from hypothesis import strategies as st
 
 from engine.position import Move
 from engine.records import (
-    BLACK, WHITE, AcceptResign, Action, Beaver, Double, Drop, EngineNote, MatchRecord, RejectResign, Resign,
-    Roll, Take, convert, load, load_mat, load_sgf, mat, save_sgf, sgf,
+    BLACK,
+    WHITE,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    EngineNote,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
+    convert,
+    load,
+    load_mat,
+    load_sgf,
+    mat,
+    save_sgf,
+    sgf,
 )
-from engine.records.testing import game_summary
-from engine.records.testing import random_match
+
+from recordkit import game_summary, random_match
 
 DATA = Path(__file__).parent / "data" / "golden-sgf"
 MATCHES = ["match_1pt", "match_3pt", "match_5pt", "money_session", "match_3pt_analysed", "beaver_session"]

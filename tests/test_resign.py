@@ -1,8 +1,6 @@
 """Resignation offers and acceptance against gnubg (its bot's offers and its resignation hint)."""
 
-import pathlib
 import random
-import sys
 from collections import Counter
 
 import pytest
@@ -11,8 +9,6 @@ from engine.match import MatchState
 from engine.position import Position
 from engine.resign import accept_resignation, check_resignation, resign_offer
 from engine.sampling import random_game_positions
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
 
 
 def _state(rng, mover):

@@ -13,8 +13,7 @@ from engine.rollout_judge import RolloutJudge
 GOLDEN = pathlib.Path(__file__).parent / "data" / "golden-sgf"
 
 
-def test_losses_are_rollout_differences():
-    engine = Engine()
+def test_losses_are_rollout_differences(engine: Engine) -> None:
     opening = Position.initial()
     match = MatchState(length=0, jacoby=True, dice=(3, 1))
     spot = Spot("test", opening, (3, 1), match, match)
@@ -27,8 +26,7 @@ def test_losses_are_rollout_differences():
     assert abs((losses[1] - losses[0]) - diff) < 1e-6
 
 
-def test_compare_levels_with_a_rollout_judge():
-    engine = Engine()
+def test_compare_levels_with_a_rollout_judge(engine: Engine) -> None:
     spots = checker_spots(load(str(GOLDEN / "match_3pt.sgf")), "match_3pt")[:4]
     result = compare_levels(engine, spots, [level("beginner"), level("expert")], RolloutJudge(trials=6), threads=1)
     assert result.judge.startswith("rollout") and result.positions == len(spots)

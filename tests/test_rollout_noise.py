@@ -16,7 +16,6 @@ see the first.
 import pytest
 
 from engine._core import ffi, lib
-from engine.evaluator import Engine
 from engine.levels import level
 from engine.match import MatchState
 from engine.noise import apply_noise
@@ -24,11 +23,6 @@ from engine.position import Position
 from engine.sampling import random_game_positions
 
 MONEY = MatchState(length=0, jacoby=True)
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine()
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +66,7 @@ def test_noisy_play_of_the_differing_trial_equals_gnubg(engine, gnubg):
     # 18/13(2) 15/10 6/1 (gnubg, +0.365426) against 18/8 18/13 15/10 (+0.365394);
     # noise on the raw outputs gave the latter the first place (+0.365307)
     from engine.bench.decide import gnubg_tuple_board
-    from engine.bench.parity import flush_gnubg, gnubg_cubeinfo, gnubg_context
+    from engine.bench.parity import flush_gnubg, gnubg_context, gnubg_cubeinfo
 
     lv = level("advanced", flavour="gnubg-1.1")
     pos = Position.from_position_id("mp7B4AA458TEAA")

@@ -4,7 +4,6 @@ of the parity benchmark's held-out cases run against the package itself."""
 
 import pytest
 
-from engine.evaluator import Engine
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.rollout import RolloutJob, RolloutSettings, run
@@ -14,11 +13,6 @@ MONEY = MatchState.from_match_id("cAkAAAAAAAAA")
 R = Position.from_position_id("trsbAADs7jkAAA")
 K = Position.from_position_id("trvDAAC2uzMAAA")
 OPENING = Position.from_position_id("4HPwATDgc/ABMA")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine()
 
 
 def printed(result):

@@ -4,7 +4,6 @@ Dask cluster give the same numbers; stopping on standard error; truncation."""
 import numpy as np
 import pytest
 
-from engine.evaluator import Engine
 from engine.levels import EvalSettings
 from engine.match import MatchState
 from engine.position import Move, Position
@@ -12,11 +11,6 @@ from engine.rollout import RolloutJob, RolloutSettings, merge_ranges, run
 
 OPENING = Position.from_position_id("4HPwATDgc/ABMA")
 RACE = Position.from_position_id("trsbAADs7jkAAA")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine()
 
 
 def plays_job(trials=40, **kw):

@@ -18,16 +18,15 @@ one gnubg computes afresh, and the oracle runs without a cache.
 import pytest
 
 from engine.evaluator import Engine
-from engine.rollout import run
+from engine.rollout import RolloutJob, run
 from engine.rollout_parity import compare, make_cases
 
 CASE = "contact position money world class noVR trunc6"  # python -m engine.rollout_parity --only 29
 
 
 @pytest.fixture(scope="module")
-def job():
+def job(engine: Engine) -> tuple[Engine, RolloutJob]:
     pytest.importorskip("gnubg")
-    engine = Engine()
     return engine, dict(make_cases(engine, seed=20261126, count=36, trials=8))[CASE]
 
 
@@ -49,15 +48,14 @@ def test_gnubgs_truncated_value_depends_on_its_cache(job):
     assert abs(cached[6] - fresh[6]) > 1e-3  # the cubeful truncation values do not
 
 
-def test_noisy_truncation_level_equals_gnubg():
+def test_noisy_truncation_level_equals_gnubg(engine: Engine) -> None:
     pytest.importorskip("gnubg")
     from engine import rollout_gnubg
     from engine.levels import level
     from engine.position import Position
-    from engine.rollout import RolloutJob, RolloutSettings
+    from engine.rollout import RolloutSettings
 
     # the truncation point is evaluated with the truncation context's noise, as gnubg does
-    engine = Engine()
     s = RolloutSettings(trials=36, seed=5, variance_reduction=False, truncate=3,
                         truncation_level=level("beginner", flavour="gnubg-1.1"))
     job = RolloutJob.of(Position.from_position_id("8ewOBgDYjvCACQ"), None, None, s)

@@ -18,25 +18,19 @@ answers (gnubg evaluates incrementally, so a cached value differs in the last bi
 
 from __future__ import annotations
 
-import pathlib
 import random
-import sys
 import time
 from collections import Counter
 
 import pytest
 
 from engine.bench.decide import gnubg_filter, gnubg_tuple_board
-from engine.bench.parity import (cube_round, flush_gnubg, gnubg_cubeinfo, play_round, random_match_state,
-                                  steps_fit)
-from engine.evaluator import Engine
+from engine.bench.parity import cube_round, flush_gnubg, gnubg_cubeinfo, play_round, random_match_state, steps_fit
 from engine.levels import MOVE_FILTERS, EvalSettings, level
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.sampling import random_bearoff_positions, random_game_positions
 from engine.search import best_move, c_settings, cube_decision, default_threads, format_hint
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # gnubg_oracle
 
 EQ_TOL = 1e-4  # equities of searches (World class) and of 0-ply cube decisions
 # gnubg scores 0-ply plays with incremental net evaluations (a play's hidden layer
@@ -44,11 +38,6 @@ EQ_TOL = 1e-4  # equities of searches (World class) and of 0-ply cube decisions
 # to 1e-6, test_eval_oracle) by up to a few 1e-4 in a probability; cubeful equities
 # magnify it. Searches average it out.
 EQ_TOL_0PLY_PLAY = 3e-3
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine()
 
 
 @pytest.fixture(scope="module")

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pathlib
 import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+from bot.server.cli import build_parser
+from bot.server.store import Store
 
-from fibs_script import Client, start_match  # noqa: E402
-
-from bot.server.cli import build_parser  # noqa: E402
-from bot.server.store import Store  # noqa: E402
+from fibs_script import Client, start_match
 
 ROOT = Path(__file__).parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

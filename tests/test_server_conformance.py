@@ -1,4 +1,4 @@
-"""The server's lines against the CLIP spec's example outputs (tests/data/fibs-lines/09-...).
+"""The server's lines against the CLIP spec's example outputs (bot/corpus/fibs-lines/09-...).
 
 Each scenario of the spec file is reproduced on the server and compared line
 by line, names and numbers aside: a line shape is the line with every known
@@ -9,20 +9,17 @@ name replaced by ``NAME`` and every number by ``N``. Where the spec elides
 from __future__ import annotations
 
 import asyncio
-import pathlib
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+from bot import fuzz
+from bot.fibsboard import parse
+from bot.server import FibsServer
+from bot.server.asciiboard import render
 
-from fibs_script import Client, MatchPlayer, make_server, start_match  # noqa: E402
+from fibs_script import Client, MatchPlayer, make_server, start_match
 
-from bot.fibsboard import parse  # noqa: E402
-from bot.server import FibsServer  # noqa: E402
-from bot.server.asciiboard import render  # noqa: E402
-
-SPEC = Path(__file__).parent / "data" / "fibs-lines" / "09-spec-example-outputs.txt"
+SPEC = fuzz.DATA / "fibs-lines" / "09-spec-example-outputs.txt"
 SPEC_NAMES = ["myself", "someplayer", "anotherplayer", "mgnu_advanced"]
 OUR_NAMES = ["alice", "bob", "carol", "dave"]
 
@@ -119,31 +116,29 @@ async def test_login_sequence(tmp_path: Path) -> None:
     assert lines[-2].split()[1] == "alice"  # yourself, last (sorted by login time)
 
 
-async def test_stored_message_at_login(tmp_path: Path) -> None:
+async def test_stored_message_at_login(fibs_server: FibsServer) -> None:
     text = next(line for line in scenario("full CLIP login example") if line.startswith("9 "))
-    async with make_server(tmp_path / "f.db") as server:
-        await (await Client.connect(server.port, "alice")).close()
-        bob = await Client.connect(server.port, "bob")
-        await bob.send("message alice " + text.split(" ", 3)[3])
-        await bob.expect(r"11 alice")
-        await bob.send("message nobody hello")
-        await bob.expect(r"\*\* Don't know user nobody\.")
-        _, lines = await _login(server.port, "alice")
-        assert [shape(line, ["bob"]) for line in lines if line.startswith("9 ")] == [shape(text, SPEC_NAMES)]
-        await bob.send("message alice online now")
-        await bob.expect(r"10 alice")
+    await (await Client.connect(fibs_server.port, "alice")).close()
+    bob = await Client.connect(fibs_server.port, "bob")
+    await bob.send("message alice " + text.split(" ", 3)[3])
+    await bob.expect(r"11 alice")
+    await bob.send("message nobody hello")
+    await bob.expect(r"\*\* Don't know user nobody\.")
+    _, lines = await _login(fibs_server.port, "alice")
+    assert [shape(line, ["bob"]) for line in lines if line.startswith("9 ")] == [shape(text, SPEC_NAMES)]
+    await bob.send("message alice online now")
+    await bob.expect(r"10 alice")
 
 
-async def test_failed_login_gets_another_prompt(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        server.add_user("alice", "secret")
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        client = Client(reader, writer, "alice")
-        await client.until("login: ")
-        await client.send("login x 1008 alice wrong")
-        assert await client.line() == "login: "
-        await client.send("login x 1008 alice secret")
-        assert (await client.line()).startswith("1 alice ")
+async def test_failed_login_gets_another_prompt(fibs_server: FibsServer) -> None:
+    fibs_server.add_user("alice", "secret")
+    reader, writer = await asyncio.open_connection("127.0.0.1", fibs_server.port)
+    client = Client(reader, writer, "alice")
+    await client.until("login: ")
+    await client.send("login x 1008 alice wrong")
+    assert await client.line() == "login: "
+    await client.send("login x 1008 alice secret")
+    assert (await client.line()).startswith("1 alice ")
 
 
 async def test_guest_registration_text(tmp_path: Path) -> None:

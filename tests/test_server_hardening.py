@@ -8,21 +8,17 @@ socket), never how long it took.
 from __future__ import annotations
 
 import asyncio
-import pathlib
 import stat
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+from bot.server.login import LOCKED
+from bot.server.server import FULL
+from bot.server.store import Store
 
-from fibs_script import Client, ProtocolError, make_server, start_match  # noqa: E402
-
-from bot.server.login import LOCKED  # noqa: E402
-from bot.server.server import FULL  # noqa: E402
-from bot.server.store import Store  # noqa: E402
+from fibs_script import Client, ProtocolError, make_server, start_match
 
 LIMIT_S = 0.5
 TRICKLE_EVERY_S = 0.1

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import pathlib
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
-
-from fibs_script import MatchPlayer, Result, make_server, start_match  # noqa: E402
+from fibs_script import MatchPlayer, Result, make_server, start_match
 
 MATCHES = 25
 

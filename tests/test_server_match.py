@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import pathlib
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+from bot.clip import Error, Unknown, parse_all
+from bot.server import FibsServer
 
-from fibs_script import Client, MatchPlayer, game_lines, make_server, start_match  # noqa: E402
-
-from bot.clip import Error, Unknown, parse_all  # noqa: E402
+from fibs_script import Client, MatchPlayer, game_lines, make_server, start_match
 
 
 async def _play_match(db: Path, server_seed: int) -> tuple[list[str], list[str], str]:
@@ -42,48 +39,46 @@ async def test_full_match_every_line_checked_and_reproducible(tmp_path: Path) ->
     assert game_lines(other[0]) != game_lines(first[0])  # the seed drives the dice
 
 
-async def test_ratings_and_experience_after_the_match(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        a, b = await start_match(server.port, "alice", "bob", 3)
-        ra, _ = await asyncio.gather(MatchPlayer(a, "bob", 3, seed=1).run(), MatchPlayer(b, "alice", 3, seed=2).run())
-        await a.send("rawwho")
-        lines: dict[str, list[str]] = {}
-        while (line := await a.line()) != "6" or len(lines) < 2:  # the who updates at the match end, or rawwho
-            if line.startswith("5 "):
-                lines[line.split()[1]] = line.split()
-        winner, loser = (lines["alice"], lines["bob"]) if ra.winner == "alice" else (lines["bob"], lines["alice"])
-        # equal ratings, experience 0 (K = 5): +-4*5*sqrt(3)*0.5
-        assert (winner[6], loser[6]) == ("1517.32", "1482.68")
-        assert winner[7] == loser[7] == "3" and winner[2] == loser[2] == "-"
+async def test_ratings_and_experience_after_the_match(fibs_server: FibsServer) -> None:
+    a, b = await start_match(fibs_server.port, "alice", "bob", 3)
+    ra, _ = await asyncio.gather(MatchPlayer(a, "bob", 3, seed=1).run(), MatchPlayer(b, "alice", 3, seed=2).run())
+    await a.send("rawwho")
+    lines: dict[str, list[str]] = {}
+    while (line := await a.line()) != "6" or len(lines) < 2:  # the who updates at the match end, or rawwho
+        if line.startswith("5 "):
+            lines[line.split()[1]] = line.split()
+    winner, loser = (lines["alice"], lines["bob"]) if ra.winner == "alice" else (lines["bob"], lines["alice"])
+    # equal ratings, experience 0 (K = 5): +-4*5*sqrt(3)*0.5
+    assert (winner[6], loser[6]) == ("1517.32", "1482.68")
+    assert winner[7] == loser[7] == "3" and winner[2] == loser[2] == "-"
 
 
-async def test_dropped_player_leaves_a_saved_match_that_resumes_and_completes(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        a, b = await start_match(server.port, "alice", "bob", 3)
-        ra, rb = await asyncio.gather(MatchPlayer(a, "bob", 3, seed=3, p_double=0, drop_after_moves=4).run(),
-                                      MatchPlayer(b, "alice", 3, seed=4, p_double=0).run())
-        assert ra.saved and rb.saved  # bob saw "alice drops connection. The game was saved."
-        await b.send("show saved")
-        await b.expect(r"  opponent          matchlength   score \(your points first\)")
-        await b.expect(rf"  alice {{19}}3 {{16}}{rb.score[0]} - {rb.score[1]:2d}")  # alice is offline: no **
-        await b.send("show savedcount alice")
-        await b.expect(r"alice has 1 saved game\.")
+async def test_dropped_player_leaves_a_saved_match_that_resumes_and_completes(fibs_server: FibsServer) -> None:
+    a, b = await start_match(fibs_server.port, "alice", "bob", 3)
+    ra, rb = await asyncio.gather(MatchPlayer(a, "bob", 3, seed=3, p_double=0, drop_after_moves=4).run(),
+                                  MatchPlayer(b, "alice", 3, seed=4, p_double=0).run())
+    assert ra.saved and rb.saved  # bob saw "alice drops connection. The game was saved."
+    await b.send("show saved")
+    await b.expect(r"  opponent          matchlength   score \(your points first\)")
+    await b.expect(rf"  alice {{19}}3 {{16}}{rb.score[0]} - {rb.score[1]:2d}")  # alice is offline: no **
+    await b.send("show savedcount alice")
+    await b.expect(r"alice has 1 saved game\.")
 
-        a = await Client.connect(server.port, "alice")
-        await a.send("invite bob")
-        await a.expect(r"\*\* You invited bob to resume a saved match\.")
-        await b.expect(r"alice wants to resume a saved match with you\.")
-        await b.expect(r"Type 'join alice' to accept\.")
-        await b.send("join alice")
-        await b.expect(r"You are now playing with alice\. Your running match was loaded\.")
-        await a.expect(r"bob has joined you\. Your running match was loaded\.")
-        pa, pb = MatchPlayer(a, "bob", 3, seed=5), MatchPlayer(b, "alice", 3, seed=6)
-        await asyncio.gather(pa.resume(), pb.resume())
-        assert tuple(pa.score) == ra.score and tuple(pb.score) == rb.score
-        ra2, rb2 = await asyncio.gather(pa.run(), pb.run())
-        assert ra2.winner == rb2.winner and max(ra2.score) >= 3
-        await b.send("show saved")
-        await b.expect(r"no saved games\.")
+    a = await Client.connect(fibs_server.port, "alice")
+    await a.send("invite bob")
+    await a.expect(r"\*\* You invited bob to resume a saved match\.")
+    await b.expect(r"alice wants to resume a saved match with you\.")
+    await b.expect(r"Type 'join alice' to accept\.")
+    await b.send("join alice")
+    await b.expect(r"You are now playing with alice\. Your running match was loaded\.")
+    await a.expect(r"bob has joined you\. Your running match was loaded\.")
+    pa, pb = MatchPlayer(a, "bob", 3, seed=5), MatchPlayer(b, "alice", 3, seed=6)
+    await asyncio.gather(pa.resume(), pb.resume())
+    assert tuple(pa.score) == ra.score and tuple(pb.score) == rb.score
+    ra2, rb2 = await asyncio.gather(pa.run(), pb.run())
+    assert ra2.winner == rb2.winner and max(ra2.score) >= 3
+    await b.send("show saved")
+    await b.expect(r"no saved games\.")
 
 
 async def test_shutdown_saves_running_matches(tmp_path: Path) -> None:

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import pathlib
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+from bot.fibsboard import move_command, parse
+from bot.server import FibsServer
 
-from fibs_script import Client, MatchPlayer, make_server, start_match  # noqa: E402
-
-from bot.fibsboard import move_command, parse  # noqa: E402
-from bot.server import FibsServer  # noqa: E402
+from fibs_script import Client, MatchPlayer, make_server, start_match
 
 
 async def _gone(server: FibsServer, name: str) -> None:

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import pathlib
 import re
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # fibs_script
+from bot.fibsboard import FibsBoard, parse, parse_move_line
+from bot.server import FibsServer
 
-from fibs_script import WHO, Client, MatchPlayer, make_server, start_match  # noqa: E402
-
-from bot.fibsboard import FibsBoard, parse, parse_move_line  # noqa: E402
+from fibs_script import WHO, Client, MatchPlayer, start_match
 
 P = r"(?:alice|bob)"
 WATCHER_LINES = [  # clip-spec 4.6-4.9, 4.13: what a watcher sees
@@ -49,130 +45,125 @@ async def _watch_match(carol: Client, board: FibsBoard) -> str:
         assert any(re.fullmatch(p, line) for p in WATCHER_LINES), line
 
 
-async def test_watchers_see_the_match_in_watcher_wording(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        alice, bob = await start_match(server.port, "alice", "bob", 3)
-        carol = await Client.connect(server.port, "carol")
-        dave = await Client.connect(server.port, "dave")
-        boards = []
-        for watcher, watched in ((carol, "alice"), (dave, "bob")):
-            await watcher.setup(ready=False)
-            await watcher.send(f"watch {watched}")
-            await watcher.expect(rf"You're now watching {watched}\.")
-            boards.append(parse((await watcher.until(rf"board:{watched}:.*"))[-1]))
-        await carol.send("kibitz nice game")
-        await carol.send("whisper psst")
-        await dave.send("whisper hush")
-        players = asyncio.gather(MatchPlayer(alice, "bob", 3, seed=1).run(), MatchPlayer(bob, "alice", 3, seed=2).run())
-        result, (ra, _) = await asyncio.gather(_watch_match(carol, boards[0]), players)
-        assert result.startswith(ra.winner)
-        assert "carol is watching you." in alice.transcript and "15 carol nice game" in bob.transcript
-        assert "14 carol psst" not in bob.transcript  # whispers are for watchers only
-        await dave.until(r"14 carol psst", timeout=5)
-        await carol.send("unwatch")
-        await carol.until(r"You stop watching alice\.")
-        await alice.until(r"carol stops watching you\.")
-        await alice.send("bye")
-        await carol.send("watch bob")
-        await carol.until(r"You're now watching bob\.")
-        await carol.until(r"bob is not doing anything interesting\.")
-        await bob.send("bye")
-        await carol.until(r"bob logs out\.\. You're not watching anymore\.")
+async def test_watchers_see_the_match_in_watcher_wording(fibs_server: FibsServer) -> None:
+    alice, bob = await start_match(fibs_server.port, "alice", "bob", 3)
+    carol = await Client.connect(fibs_server.port, "carol")
+    dave = await Client.connect(fibs_server.port, "dave")
+    boards = []
+    for watcher, watched in ((carol, "alice"), (dave, "bob")):
+        await watcher.setup(ready=False)
+        await watcher.send(f"watch {watched}")
+        await watcher.expect(rf"You're now watching {watched}\.")
+        boards.append(parse((await watcher.until(rf"board:{watched}:.*"))[-1]))
+    await carol.send("kibitz nice game")
+    await carol.send("whisper psst")
+    await dave.send("whisper hush")
+    players = asyncio.gather(MatchPlayer(alice, "bob", 3, seed=1).run(), MatchPlayer(bob, "alice", 3, seed=2).run())
+    result, (ra, _) = await asyncio.gather(_watch_match(carol, boards[0]), players)
+    assert result.startswith(ra.winner)
+    assert "carol is watching you." in alice.transcript and "15 carol nice game" in bob.transcript
+    assert "14 carol psst" not in bob.transcript  # whispers are for watchers only
+    await dave.until(r"14 carol psst", timeout=5)
+    await carol.send("unwatch")
+    await carol.until(r"You stop watching alice\.")
+    await alice.until(r"carol stops watching you\.")
+    await alice.send("bye")
+    await carol.send("watch bob")
+    await carol.until(r"You're now watching bob\.")
+    await carol.until(r"bob is not doing anything interesting\.")
+    await bob.send("bye")
+    await carol.until(r"bob logs out\.\. You're not watching anymore\.")
 
 
-async def test_talking(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        alice, bob = await start_match(server.port, "alice", "bob", 1)
-        carol = await Client.connect(server.port, "carol")
-        await carol.send("toggle silent")
-        await carol.until(r"\*\* You won't hear what other players shout\.")
-        steps = [
-            (alice, "tell bo hello there", alice, r"16 bob hello there"),  # name completion
-            (alice, "", bob, r"12 alice hello there"),
-            (alice, "tell alice myself", alice, r"You say to yourself: myself"),
-            (alice, "say good luck", alice, r"16 bob good luck"),
-            (alice, "", bob, r"12 alice good luck"),
-            (bob, "shout anybody here?", bob, r"17 anybody here\?"),
-            (bob, "", alice, r"13 bob anybody here\?"),
-            (alice, "kibitz hi", alice, r"19 hi"),
-            (alice, "", alice, r"\*\* 1 user heard you\."),
-            (bob, "", bob, r"15 alice hi"),
-            (carol, "away having lunch", carol, r"You're away\. Please type 'back'"),
-            (alice, "tell carol are you there?", alice, r"16 carol are you there\?"),
-            (alice, "", alice, r"carol is away: having lunch"),
-            (carol, "away", carol, r"The following users are away:"),
-            (carol, "", carol, r"  carol: having lunch"),
-            (carol, "", carol, r"You're away\. Please type 'back'"),
-            (carol, "back", carol, r"Welcome back\."),
-            (alice, "away", alice, r"None of the users is away\."),
-            (alice, "pip", alice, r"Pipcounts: You 167   bob 167"),
-            (carol, "show games", carol, r"alice - bob \(1 point match 0-0\)"),
-            (carol, "wave", carol, r"You wave goodbye\."),
-            (alice, "", alice, r"carol waves goodbye\."),
-            (carol, "wave", carol, r"You wave goodbye again and log out\."),
-            (alice, "", alice, r"carol waves goodbye again\."),
-            (alice, "", alice, r"8 carol carol logs out\."),
-        ]
-        for sender, command, receiver, reply in steps:
-            if command:
-                await sender.send(command)
-            await receiver.until(reply, timeout=5)
-        assert not [line for line in carol.transcript if line.startswith("13 ")]  # silent
+async def test_talking(fibs_server: FibsServer) -> None:
+    alice, bob = await start_match(fibs_server.port, "alice", "bob", 1)
+    carol = await Client.connect(fibs_server.port, "carol")
+    await carol.send("toggle silent")
+    await carol.until(r"\*\* You won't hear what other players shout\.")
+    steps = [
+        (alice, "tell bo hello there", alice, r"16 bob hello there"),  # name completion
+        (alice, "", bob, r"12 alice hello there"),
+        (alice, "tell alice myself", alice, r"You say to yourself: myself"),
+        (alice, "say good luck", alice, r"16 bob good luck"),
+        (alice, "", bob, r"12 alice good luck"),
+        (bob, "shout anybody here?", bob, r"17 anybody here\?"),
+        (bob, "", alice, r"13 bob anybody here\?"),
+        (alice, "kibitz hi", alice, r"19 hi"),
+        (alice, "", alice, r"\*\* 1 user heard you\."),
+        (bob, "", bob, r"15 alice hi"),
+        (carol, "away having lunch", carol, r"You're away\. Please type 'back'"),
+        (alice, "tell carol are you there?", alice, r"16 carol are you there\?"),
+        (alice, "", alice, r"carol is away: having lunch"),
+        (carol, "away", carol, r"The following users are away:"),
+        (carol, "", carol, r"  carol: having lunch"),
+        (carol, "", carol, r"You're away\. Please type 'back'"),
+        (carol, "back", carol, r"Welcome back\."),
+        (alice, "away", alice, r"None of the users is away\."),
+        (alice, "pip", alice, r"Pipcounts: You 167   bob 167"),
+        (carol, "show games", carol, r"alice - bob \(1 point match 0-0\)"),
+        (carol, "wave", carol, r"You wave goodbye\."),
+        (alice, "", alice, r"carol waves goodbye\."),
+        (carol, "wave", carol, r"You wave goodbye again and log out\."),
+        (alice, "", alice, r"carol waves goodbye again\."),
+        (alice, "", alice, r"8 carol carol logs out\."),
+    ]
+    for sender, command, receiver, reply in steps:
+        if command:
+            await sender.send(command)
+        await receiver.until(reply, timeout=5)
+    assert not [line for line in carol.transcript if line.startswith("13 ")]  # silent
 
 
-async def test_reports_and_rated_match_end(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        dave = await Client.connect(server.port, "dave")
-        await dave.send("toggle report")
-        await dave.until(r"\*\* You will be informed about starting and ending matches\.")
-        alice, bob = await start_match(server.port, "alice", "bob", 1)
-        await dave.until(r"alice and bob start a 1 point match\.")
-        await bob.send("resign g")
-        await alice.until(r"bob wants to resign\. You will win 2 points\. Type 'accept' or 'reject'\.")
-        await alice.send("accept")
-        await alice.until(r"You accept and win 2 points\.")
-        await alice.until(r"You win the 1 point match 2-0 \.")
-        await bob.until(r"alice accepts and wins 2 points\.")
-        await bob.until(r"alice wins the 1 point match 2-0 \.")
-        await dave.until(r"alice wins a 1 point match against bob  2-0 \.")
-        await bob.send("bye")
-        await bob.until(r"Goodbye\.")
-        await dave.until(r"8 bob bob logs out\.")
+async def test_reports_and_rated_match_end(fibs_server: FibsServer) -> None:
+    dave = await Client.connect(fibs_server.port, "dave")
+    await dave.send("toggle report")
+    await dave.until(r"\*\* You will be informed about starting and ending matches\.")
+    alice, bob = await start_match(fibs_server.port, "alice", "bob", 1)
+    await dave.until(r"alice and bob start a 1 point match\.")
+    await bob.send("resign g")
+    await alice.until(r"bob wants to resign\. You will win 2 points\. Type 'accept' or 'reject'\.")
+    await alice.send("accept")
+    await alice.until(r"You accept and win 2 points\.")
+    await alice.until(r"You win the 1 point match 2-0 \.")
+    await bob.until(r"alice accepts and wins 2 points\.")
+    await bob.until(r"alice wins the 1 point match 2-0 \.")
+    await dave.until(r"alice wins a 1 point match against bob  2-0 \.")
+    await bob.send("bye")
+    await bob.until(r"Goodbye\.")
+    await dave.until(r"8 bob bob logs out\.")
 
 
-async def test_unlimited_match_saved_and_resumed(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        alice, bob = await start_match(server.port, "alice", "bob", 0)
-        ra, rb = await asyncio.gather(MatchPlayer(alice, "bob", 0, seed=1, stop_after_games=2).run(),
-                                      MatchPlayer(bob, "alice", 0, seed=2, stop_after_games=2).run())
-        await alice.send("leave")
-        await alice.until(r"\*\* You terminated the game\. The game was saved\.")
-        await bob.until(r"\*\* Player alice has left the game\. The game was saved\.")
-        await bob.send("show saved")
-        await bob.until(rf"\*\*alice {{19}}unlimited {{8}}{rb.score[0]} - {rb.score[1]:2d}")
-        await alice.send("invite bob 3")
-        await alice.until(r"\*\* You invited bob to a 3 point match\.")
-        await bob.until(r"WARNING: Don't accept if you want to continue the saved unlimited match!")
-        await alice.send("invite bob")
-        await bob.until(r"alice wants to resume a saved match with you\.")
-        await bob.send("join alice")
-        pa = MatchPlayer(alice, "bob", 0, seed=3, stop_after_games=1)
-        pb = MatchPlayer(bob, "alice", 0, seed=4, stop_after_games=1)
-        await alice.until(r"bob has joined you\. Your running match was loaded\.")
-        await bob.until(r"You are now playing with alice\. Your running match was loaded\.")
-        await asyncio.gather(pa.resume(), pb.resume())
-        assert tuple(pa.score) == ra.score
-        await asyncio.gather(pa.run(), pb.run())
+async def test_unlimited_match_saved_and_resumed(fibs_server: FibsServer) -> None:
+    alice, bob = await start_match(fibs_server.port, "alice", "bob", 0)
+    ra, rb = await asyncio.gather(MatchPlayer(alice, "bob", 0, seed=1, stop_after_games=2).run(),
+                                  MatchPlayer(bob, "alice", 0, seed=2, stop_after_games=2).run())
+    await alice.send("leave")
+    await alice.until(r"\*\* You terminated the game\. The game was saved\.")
+    await bob.until(r"\*\* Player alice has left the game\. The game was saved\.")
+    await bob.send("show saved")
+    await bob.until(rf"\*\*alice {{19}}unlimited {{8}}{rb.score[0]} - {rb.score[1]:2d}")
+    await alice.send("invite bob 3")
+    await alice.until(r"\*\* You invited bob to a 3 point match\.")
+    await bob.until(r"WARNING: Don't accept if you want to continue the saved unlimited match!")
+    await alice.send("invite bob")
+    await bob.until(r"alice wants to resume a saved match with you\.")
+    await bob.send("join alice")
+    pa = MatchPlayer(alice, "bob", 0, seed=3, stop_after_games=1)
+    pb = MatchPlayer(bob, "alice", 0, seed=4, stop_after_games=1)
+    await alice.until(r"bob has joined you\. Your running match was loaded\.")
+    await bob.until(r"You are now playing with alice\. Your running match was loaded\.")
+    await asyncio.gather(pa.resume(), pb.resume())
+    assert tuple(pa.score) == ra.score
+    await asyncio.gather(pa.run(), pb.run())
 
 
-async def test_telnet_style_login(tmp_path: Path) -> None:
-    async with make_server(tmp_path / "f.db") as server:
-        server.add_user("alice", "secret")
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        client = Client(reader, writer, "alice")
-        await client.until("login: ")
-        await client.send("alice")
-        prompt = await client.read_until(b"Please give your password: ")
-        assert prompt.endswith(b"\xff\xfb\x01Please give your password: ")  # IAC WILL ECHO first
-        await client.send("secret")
-        await client.until(r"1 alice \d+ \S+")
+async def test_telnet_style_login(fibs_server: FibsServer) -> None:
+    fibs_server.add_user("alice", "secret")
+    reader, writer = await asyncio.open_connection("127.0.0.1", fibs_server.port)
+    client = Client(reader, writer, "alice")
+    await client.until("login: ")
+    await client.send("alice")
+    prompt = await client.read_until(b"Please give your password: ")
+    assert prompt.endswith(b"\xff\xfb\x01Please give your password: ")  # IAC WILL ECHO first
+    await client.send("secret")
+    await client.until(r"1 alice \d+ \S+")

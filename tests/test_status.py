@@ -5,20 +5,17 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import socket
-import sys
 import threading
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+from bot import status
+from bot.cli import main
+from bot.player import Stats
+from bot.run import local_players, play_local
 
-from botkit import FakeDecider, config  # noqa: E402
-
-from bot import status  # noqa: E402
-from bot.cli import main  # noqa: E402
-from bot.player import Stats  # noqa: E402
-from bot.run import local_players, play_local  # noqa: E402
+from botkit import FakeDecider, config
 
 
 def free_port() -> int:

@@ -14,7 +14,11 @@ from engine.analysis_rates import abs_fibs_rating
 from engine.errors import DataFileError
 from engine.levels import level
 from engine.strength import (
-    Setting, StrengthTable, fibs_rating_difference, fibs_win_probability, shipped_table,
+    Setting,
+    StrengthTable,
+    fibs_rating_difference,
+    fibs_win_probability,
+    shipped_table,
 )
 
 

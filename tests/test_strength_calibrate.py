@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import logging
 import math
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
 import pytest
 from rich.console import Console
 
@@ -24,8 +24,7 @@ from bot.yamlconfig import ConfigError
 from engine.levels import Level
 from engine.strength import Setting, StrengthTable, fibs_win_probability, shipped_table
 
-sys.path.insert(0, str(Path(__file__).parent))  # botkit
-from botkit import Dialogue, config  # noqa: E402
+from botkit import Dialogue, config
 
 
 def _errors(chequer: float, moves: int, cube: float, decisions: int) -> dict[str, float]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,13 +19,13 @@ import yaml
 from rich.console import Console
 
 from bot.cli import main
-from bot.yamlconfig import ConfigError
 from bot.tournament import config as tconfig
 from bot.tournament.executors import LocalExecutor, Outcome
 from bot.tournament.play import Table, play_match
 from bot.tournament.results import RESULTS
 from bot.tournament.runner import run
 from bot.tournament.schedule import MatchSpec, schedule
+from bot.yamlconfig import ConfigError
 from engine.analysis import analyse_match
 from engine.evaluator import Engine
 from engine.levels import level
@@ -184,8 +184,7 @@ def test_cli_report_files_and_changed_settings(tmp_path: Path, capsys: pytest.Ca
     assert "resuming: 2 of 3" in capsys.readouterr().out
 
 
-def test_duplicate_dice_swap_seats_on_the_same_rolls() -> None:
-    engine = Engine()
+def test_duplicate_dice_swap_seats_on_the_same_rolls(engine: Engine) -> None:
     table = Table((level("expert"), level("beginner")), 0, 2)
     first, second = schedule(["x", "y"], "round robin", None, 2, seed=3, duplicate=True)
     assert (first.white, second.white) == ("x", "y")
@@ -198,8 +197,7 @@ def test_duplicate_dice_swap_seats_on_the_same_rolls() -> None:
         assert [d for _, d in rolls1[:n]] == [d for _, d in rolls2[:n]]
 
 
-def test_money_session_has_cube_action() -> None:
-    engine = Engine()
+def test_money_session_has_cube_action(engine: Engine) -> None:
     table = Table((level("expert"), level("intermediate")), 0, 4)
     spec = schedule(["x", "y"], "round robin", None, 1, seed=2, duplicate=False)[0]
     record = play_match(engine, spec, table)
@@ -209,11 +207,11 @@ def test_money_session_has_cube_action() -> None:
     assert record.jacoby and record.length == 0
 
 
-def test_config_is_strict() -> None:
+def test_config_is_strict(shipped_configs: dict[str, Path]) -> None:
     tconfig.load()  # the shipped, commented files are valid
-    bar = tconfig.load(ROOT / "config" / "expert-vs-beginner.yaml")
+    bar = tconfig.load(shipped_configs["expert-vs-beginner.yaml"])
     assert [p.name for p in bar.players] == ["expert", "beginner"] and bar.matches == 200
-    close = tconfig.load(ROOT / "config" / "close-levels.yaml")
+    close = tconfig.load(shipped_configs["close-levels.yaml"])
     assert [p.level for p in close.players] == ["world class", "supremo"] and close.format == "self play"
     with pytest.raises(ConfigError, match=r"rules\.crawfod: unknown key"):
         tconfig.TournamentConfig.model_validate({"players": THREE_LEVELS, "rules": {"crawfod": False}})
@@ -236,7 +234,7 @@ def test_dask_executor(tmp_path: Path) -> None:
                                   dashboard_address=None) as cluster:
         dask = run(_config(tmp_path / "dask", matches=2), DaskExecutor(cluster.scheduler_address), quiet,
                    live=False)
-    local = run(_config(tmp_path / "local", matches=2), LocalExecutor(2), quiet, live=False)
+    run(_config(tmp_path / "local", matches=2), LocalExecutor(2), quiet, live=False)
     assert dask.played == 6 and _results(tmp_path / "dask") == _results(tmp_path / "local")
 
 
@@ -263,8 +261,9 @@ def test_schedule_formats_and_seeds() -> None:
     assert seeds != {s.key: s.dice_seed for s in schedule(names, "round robin", None, 3, seed=2, duplicate=False)}
 
 
-def test_self_play_ranks_levels_by_error_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shipped = tconfig.load(ROOT / "config" / "levels.yaml")  # the nine levels, analysed at 4ply
+def test_self_play_ranks_levels_by_error_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: Engine,
+                                              shipped_configs: dict[str, Path]) -> None:
+    shipped = tconfig.load(shipped_configs["levels.yaml"])  # the nine levels, analysed at 4ply
     assert shipped.format == "self play" and shipped.analysis_level == "4ply" and len(shipped.players) == 9
     names = ["beginner", "expert"]
     specs = schedule(names, "self play", None, 2, seed=4, duplicate=False)
@@ -285,7 +284,7 @@ def test_self_play_ranks_levels_by_error_rate(tmp_path: Path, capsys: pytest.Cap
     assert not (out / "ratings.png").exists()
     # both sides of a self-play match count for the one player
     for key, line in _results(out).items():
-        analysis = analyse_match(Engine(), load_sgf(out / "matches" / f"{key}.sgf"), "expert", threads=1)
+        analysis = analyse_match(engine, load_sgf(out / "matches" / f"{key}.sgf"), "expert", threads=1)
         (name, totals), = line["analysis"].items()
         assert totals["unforced_moves"] == sum(p.rates.unforced_moves for p in analysis.players) > 0
         assert totals["chequer_error"] == pytest.approx(sum(p.rates.chequer_error for p in analysis.players))

@@ -1,4 +1,4 @@
-"""Test support: matches of random legal play, and a comparable summary of a record.
+"""Test support for the records: matches of random legal play, and a comparable summary of a record.
 
 Rolls are uniform over the distinct legal plays; doubles, takes, drops,
 beavers (money) and resignation offers, acceptances and refusals happen at
@@ -13,8 +13,21 @@ from dataclasses import replace
 
 from engine.position import Move
 from engine.records.model import (
-    MAX_CUBE, AcceptResign, Action, Beaver, Double, Drop, EngineNote, GameRecord, GameResult, GameState,
-    MatchRecord, RejectResign, Resign, Roll, Take,
+    MAX_CUBE,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    EngineNote,
+    GameRecord,
+    GameResult,
+    GameState,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
 )
 
 ActionView = tuple[str, int, int | None, tuple[tuple[int, int], list[tuple[int, int]]] | None]
