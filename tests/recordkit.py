@@ -106,7 +106,7 @@ def game_summary(record: MatchRecord, refusals: bool = True, rules: bool = True)
     """
     def kept(game: GameRecord) -> list[Action]:
         actions = game.actions
-        out = [a for a, b in zip(actions, (*actions[1:], None))
+        out = [a for a, b in zip(actions, (*actions[1:], None), strict=True)
                if refusals or not (isinstance(a, RejectResign)
                                    or isinstance(a, Resign) and not isinstance(b, AcceptResign))]
         if (not refusals and game.result is None and len(out) >= 2 and isinstance(out[-1], Take)

@@ -44,11 +44,11 @@ def _gnubg_play_scores(g, position: Position, dice, ci) -> tuple[list[float], di
     known: dict[Position, float] = {}
     for entry in found:
         flat = entry["move"]
-        prefix = sorted(zip(flat[0::2], [*flat[1::2], 0]))
+        prefix = sorted(zip(flat[0::2], [*flat[1::2], 0], strict=False))  # odd: the last step open
         matches = [r for m, r in plays if all(prefix.count(s) <= sorted((x.src, x.dst) for x in m.steps).count(s)
                                              for s in prefix)]
         if len(flat) % 2 == 0:
-            known[position.play(Move.from_pairs(zip(flat[0::2], flat[1::2])))] = entry["score"]
+            known[position.play(Move.from_pairs(zip(flat[0::2], flat[1::2], strict=True)))] = entry["score"]
         elif len(matches) == 1:
             known[matches[0]] = entry["score"]
     return [e["score"] for e in found], known

@@ -35,7 +35,7 @@ def _play(d):
 def test_best_moves_equal_best_move(engine, name, n):
     positions, dice, matches = _seeded(n, seed=500 + n)
     lv = level(name)
-    one = [_play(engine.best_move(p, d, m, lv, threads=1)) for p, d, m in zip(positions, dice, matches)]
+    one = [_play(engine.best_move(p, d, m, lv, threads=1)) for p, d, m in zip(positions, dice, matches, strict=True)]
     for threads in (1, 2, 3):
         bulk = engine.best_moves(positions, dice, lv, matches, threads=threads)
         assert [_play(d) for d in bulk] == one
@@ -63,7 +63,8 @@ def test_cube_decisions_equal_cube_decision(engine, name, n):
     positions, _, matches = _seeded(n, seed=600 + n)
     lv = level(name)
     for beavers in (True, False):
-        one = [engine.cube_decision(p, m, lv, threads=1, beavers=beavers) for p, m in zip(positions, matches)]
+        one = [engine.cube_decision(p, m, lv, threads=1, beavers=beavers)
+               for p, m in zip(positions, matches, strict=True)]
         for threads in (1, 2):
             assert engine.cube_decisions(positions, matches, lv, threads=threads, beavers=beavers) == one
     assert engine.cube_decisions(positions[:10]) == [engine.cube_decision(p) for p in positions[:10]]

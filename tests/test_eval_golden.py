@@ -28,7 +28,7 @@ def test_golden_position(engine, case):
     assert position.position_id() == case["position_id"]
     assert engine.classify(position) == case["class_code"]
     probs = engine.evaluate(position)
-    assert max(abs(a - b) for a, b in zip(probs, case["probs"])) <= TOLERANCE
+    assert max(abs(a - b) for a, b in zip(probs, case["probs"], strict=True)) <= TOLERANCE
     assert abs(probs.equity - case["cubeless_equity_money"]) <= TOLERANCE
 
 

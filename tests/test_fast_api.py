@@ -65,7 +65,7 @@ def test_best_move_in_threads_equals_one_thread(engine):
     positions = random_game_positions(120, seed=33)
     dice = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in positions]
     expert = level("expert")
-    alone = [_decision(engine.best_move(p, d, None, expert, threads=1)) for p, d in zip(positions, dice)]
+    alone = [_decision(engine.best_move(p, d, None, expert, threads=1)) for p, d in zip(positions, dice, strict=True)]
 
     def decide(i: int):
         d = engine.best_move(positions[i], dice[i], None, expert, threads=1)

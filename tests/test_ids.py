@@ -73,7 +73,8 @@ def test_match_id_vectors(state, mid):
     assert state.match_id() == mid
     back = MatchState.from_match_id(mid)
     assert back.match_id() == mid
-    assert (back.length, back.score, back.cube, back.cube_owner) == (state.length, state.score, state.cube, state.cube_owner)
+    assert ((back.length, back.score, back.cube, back.cube_owner)
+            == (state.length, state.score, state.cube, state.cube_owner))
 
 
 def test_match_ids_against_gnubg():

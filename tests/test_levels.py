@@ -56,9 +56,9 @@ def test_eval_settings_validation():
                             prune=True)
     assert explicit.filter_table[0] == ((0, 3, 0.1),) and explicit.uses_pruning
     assert EvalSettings().filter_table == MOVE_FILTERS["normal"]
-    for bad in (dict(plies=5), dict(plies=-1), dict(move_filter="giant"), dict(noise=-0.1),
-                dict(threads=0), dict(move_filter=[[(0, 1, 0.1)]]), dict(seed=-1),
-                dict(efficiency_set="gnubg-0.9")):
+    for bad in ({"plies": 5}, {"plies": -1}, {"move_filter": "giant"}, {"noise": -0.1},
+                {"threads": 0}, {"move_filter": [[(0, 1, 0.1)]]}, {"seed": -1},
+                {"efficiency_set": "gnubg-0.9"}):
         with pytest.raises(ValueError):
             EvalSettings(**bad)
 

@@ -35,7 +35,7 @@ def agrees_with_gnubg(position: Position, dice: tuple[int, int]) -> bool:
     complete, cut = set(), []
     for t in theirs:
         if len(t) == 2 * n_steps and 0 not in t[1:-1:2]:
-            complete.add(position.play(Move.from_pairs(zip(t[::2], t[1::2]))))
+            complete.add(position.play(Move.from_pairs(zip(t[::2], t[1::2], strict=True))))
         else:
             cut.append(t)
     results = {r for _, r in ours}
@@ -60,7 +60,8 @@ def test_oracle_2000_positions_all_rolls():
         for dice in ALL_ROLLS:
             if not agrees_with_gnubg(p, dice):
                 failures.append((p.position_id(), dice))
-    print(f"\nmovegen oracle: {len(positions)} positions x 21 rolls, kinds {dict(kinds)}, {len(failures)} disagreements")
+    print(f"\nmovegen oracle: {len(positions)} positions x 21 rolls, kinds {dict(kinds)}, "
+          f"{len(failures)} disagreements")
     assert kinds["bar"] > 50 and kinds["race"] > 50
     assert failures == []
 

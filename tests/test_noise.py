@@ -47,7 +47,7 @@ def test_noisy_outputs_equal_gnubg():
         for p, cls, clean in usable:
             ref = O.evaluate(p.board, noise=settings.noise)
             ours = apply_noise(clean, p.board, cls, settings, engine=engine)
-            worst = max(worst, max(abs(a - b) for a, b in zip(ours, ref)))
+            worst = max(worst, max(abs(a - b) for a, b in zip(ours, ref, strict=True)))
             assert ours == pytest.approx(ref, abs=1e-6), (name, p.position_id(), clean)
     print(f"\nworst |diff| {worst:.1e} over {4 * len(usable)} noisy evaluations")
 

@@ -89,6 +89,7 @@ def test_dask_executor_equals_a_local_run(capsys):
     distributed = pytest.importorskip("distributed")
     args = ["4HPwATDgc/ABMA", "--dice", "31", "--plays", "2", "--trials", "12", "--truncate", "6"]
     local = run_json(capsys, *args)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
         remote = run_json(capsys, *args, "--executor", "dask", "--scheduler", cluster.scheduler_address)
     assert remote["candidates"] == local["candidates"]

@@ -27,7 +27,7 @@ def printed(result):
 
 
 def close(got, want, tol=1.5e-6):
-    return all(abs(a - b) <= tol for a, b in zip(got, want)) and len(got) == len(want)
+    return all(abs(a - b) <= tol for a, b in zip(got, want, strict=False)) and len(got) == len(want)
 
 
 def test_example_a_cubeless_race_without_variance_reduction(engine):

@@ -37,8 +37,8 @@ def test_first_plies_shared_within_a_call_equal_each_trial_alone(engine):
     # once for all its trials (csrc/rollout.c's memo); a one-trial call
     # computes its own (plays: the variance reduction's, then noisy ones)
     noisy = RolloutSettings(trials=24, seed=6, truncate=4, level="advanced", variance_reduction=False)
-    for job in (plays_job(trials=24), RolloutJob.of(OPENING, None, "cube", RolloutSettings(trials=24, seed=5, truncate=6)),
-                RolloutJob.of(OPENING, None, None, noisy)):
+    cube = RolloutJob.of(OPENING, None, "cube", RolloutSettings(trials=24, seed=5, truncate=6))
+    for job in (plays_job(trials=24), cube, RolloutJob.of(OPENING, None, None, noisy)):
         together = job.run_range(engine, 0, 24, threads=2)
         alone = np.concatenate([job.run_range(engine, i, 1, threads=1) for i in range(24)])
         assert np.array_equal(together, alone)

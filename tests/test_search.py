@@ -18,6 +18,7 @@ answers (gnubg evaluates incrementally, so a cached value differs in the last bi
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections import Counter
@@ -41,7 +42,7 @@ EQ_TOL_0PLY_PLAY = 3e-3
 
 
 @pytest.fixture(scope="module")
-def O():
+def oracle():
     pytest.importorskip("gnubg")
     import gnubg_oracle
 
@@ -49,8 +50,8 @@ def O():
     return gnubg_oracle
 
 
-def _flush(O):
-    flush_gnubg(O.gnubg())
+def _flush(oracle):
+    flush_gnubg(oracle.gnubg())
 
 
 def _gnubg_filter(name):
@@ -83,21 +84,21 @@ def _map(position, candidates, theirs):
     return out
 
 
-def compare_play(O, eng, position, dice, match, lv, ctx, mf):
+def compare_play(oracle, eng, position, dice, match, lv, ctx, mf):
     """('agree' | 'tie' | 'differ' | 'unknown' | 'forced', plies searched, the
     |equity differences| of the plays both evaluated deepest)."""
-    g = O.gnubg()
+    g = oracle.gnubg()
     ours = best_move(eng, position, dice, match, lv)
-    _flush(O)
+    _flush(oracle)
     theirs = g.findbestmoves(position.board, _gnubg_cubeinfo(g, match), ctx, dice, mf)
     if len(ours.candidates) <= 1:
         return "forced", 0, []
     cands = ours.candidates
     deepest = cands[0].plies
-    mapped = list(zip(_map(position, cands, theirs), (t["score"] for t in theirs)))
+    mapped = list(zip(_map(position, cands, theirs), (t["score"] for t in theirs), strict=True))
     if any(i is None for i, _ in mapped) or len({i for i, _ in mapped}) != len(mapped):
         return "unknown", deepest, []
-    scores = {i: s for i, s in mapped}
+    scores = dict(mapped)
     diffs = [abs(cands[i].equity - s) for i, s in scores.items() if cands[i].plies == deepest]
     top = max(s for i, s in scores.items() if cands[i].plies == deepest)
     choice = [i for i, s in mapped if cands[i].plies == deepest and s == top][0]
@@ -145,8 +146,8 @@ _money_or_match = random_match_state
 # ---- chequer play ----------------------------------------------------------------------------
 
 
-def test_expert_play_equals_gnubg(O, engine):
-    g = O.gnubg()
+def test_expert_play_equals_gnubg(oracle, engine):
+    g = oracle.gnubg()
     rng = random.Random(11)
     lv = level("expert", flavour="gnubg-1.1")
     ctx, mf = g.evalcontext(1, 0, 1, 0, 0.0), _gnubg_filter("normal")
@@ -154,7 +155,7 @@ def test_expert_play_equals_gnubg(O, engine):
     for p in random_game_positions(2000, seed=101):
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         match = MatchState(length=0, jacoby=True) if rng.random() < 0.7 else _money_or_match(rng)
-        verdict, plies, d = compare_play(O, engine, p, dice, match, lv, ctx, mf)
+        verdict, plies, d = compare_play(oracle, engine, p, dice, match, lv, ctx, mf)
         tally[verdict] += 1
         diffs.add(plies, d)
     _report("Expert (0-ply) vs gnubg", tally, diffs, time.time() - start)
@@ -166,8 +167,8 @@ def test_expert_play_equals_gnubg(O, engine):
     diffs.check()
 
 
-def test_world_class_play_equals_gnubg(O, engine):
-    g = O.gnubg()
+def test_world_class_play_equals_gnubg(oracle, engine):
+    g = oracle.gnubg()
     rng = random.Random(12)
     lv = level("world class", flavour="gnubg-1.1")
     ctx, mf = g.evalcontext(1, 2, 1, 1, 0.0), _gnubg_filter("normal")
@@ -175,7 +176,7 @@ def test_world_class_play_equals_gnubg(O, engine):
     for p in random_game_positions(300, seed=102):
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         match = MatchState(length=0, jacoby=True) if rng.random() < 0.6 else _money_or_match(rng)
-        verdict, plies, d = compare_play(O, engine, p, dice, match, lv, ctx, mf)
+        verdict, plies, d = compare_play(oracle, engine, p, dice, match, lv, ctx, mf)
         tally[verdict] += 1
         diffs.add(plies, d)
     _report("World class (2-ply, prune, Normal filter) vs gnubg", tally, diffs, time.time() - start)
@@ -209,17 +210,17 @@ def _dance_positions(n, seed):
 
 
 @pytest.mark.parametrize("name,n", [("world class", 16), ("grandmaster", 3)])
-def test_searches_with_dances_equal_gnubg(O, engine, name, n):
+def test_searches_with_dances_equal_gnubg(oracle, engine, name, n):
     """Rolls whose plays leave the same board (dances against a closed board)
     share one child evaluation: the equities must still be gnubg's."""
-    g = O.gnubg()
+    g = oracle.gnubg()
     rng = random.Random(77)
     lv = level(name, flavour="gnubg-1.1")
     ctx, mf = g.evalcontext(1, lv.checker.plies, 1, 1, 0.0), _gnubg_filter(lv.checker.move_filter)
     tally, diffs = Counter(), Diffs()
     for p in _dance_positions(n, seed=5 + n):
         dice = (rng.randint(1, 6), rng.randint(1, 6))
-        verdict, searched, d = compare_play(O, engine, p, dice, MatchState(length=0, jacoby=True), lv, ctx, mf)
+        verdict, searched, d = compare_play(oracle, engine, p, dice, MatchState(length=0, jacoby=True), lv, ctx, mf)
         tally[verdict] += 1
         diffs.add(searched, d)
     assert tally["differ"] == tally["unknown"] == 0, tally
@@ -233,10 +234,10 @@ _ORACLE_SAMPLE = [("world class", 150, 40), ("supremo", 60, 0), ("grandmaster", 
 
 
 @pytest.mark.parametrize("name,n_play,n_cube", _ORACLE_SAMPLE)
-def test_searching_levels_equal_gnubg(O, engine, name, n_play, n_cube):
+def test_searching_levels_equal_gnubg(oracle, engine, name, n_play, n_cube):
     """Chequer play and cube decisions at the searching levels: money, matches,
     Crawford and post-Crawford, the cube centred and owned; one disagreement fails."""
-    g = O.gnubg()
+    g = oracle.gnubg()
     lv = level(name, flavour="gnubg-1.1")
     start = time.time()
     plays = play_round(g, engine, lv, n_play, seed=300 + n_play)
@@ -252,9 +253,9 @@ def test_searching_levels_equal_gnubg(O, engine, name, n_play, n_cube):
 
 
 @pytest.mark.parametrize("name", ["beginner", "casual", "intermediate", "advanced"])
-def test_noisy_levels_equal_gnubg(O, engine, name):
+def test_noisy_levels_equal_gnubg(oracle, engine, name):
     """Deterministic noise, centred as in the `gnubg` package (flavour gnubg-1.1)."""
-    g = O.gnubg()
+    g = oracle.gnubg()
     lv = level(name, flavour="gnubg-1.1")
     rng = random.Random(13)
     ctx, mf = g.evalcontext(1, 0, 1, 0, lv.checker.noise), _gnubg_filter("normal")
@@ -262,7 +263,7 @@ def test_noisy_levels_equal_gnubg(O, engine, name):
     for p in random_game_positions(500, seed=103):
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         match = MatchState(length=0, jacoby=True) if rng.random() < 0.7 else _money_or_match(rng)
-        verdict, plies, d = compare_play(O, engine, p, dice, match, lv, ctx, mf)
+        verdict, plies, d = compare_play(oracle, engine, p, dice, match, lv, ctx, mf)
         tally[verdict] += 1
         diffs.add(plies, d)
     _report(f"{name} (noise {lv.checker.noise}) vs gnubg", tally, diffs, time.time() - start)
@@ -293,11 +294,11 @@ def test_biased_noise_changes_play(engine):
 
 
 @pytest.mark.parametrize("plies", [0, 2])
-def test_cube_decisions_equal_gnubg(O, engine, plies):
+def test_cube_decisions_equal_gnubg(oracle, engine, plies):
     rng = random.Random(20 + plies)
     lv = level("expert" if plies == 0 else "world class", flavour="gnubg-1.1")
-    O.command(f"set evaluation cubedecision evaluation plies {plies}")
-    O.command(f"set evaluation cubedecision evaluation prune {'on' if plies else 'off'}")
+    oracle.command(f"set evaluation cubedecision evaluation plies {plies}")
+    oracle.command(f"set evaluation cubedecision evaluation prune {'on' if plies else 'off'}")
     positions = random_game_positions(820, seed=105 + plies) + random_bearoff_positions(80, rng)
     rng.shuffle(positions)
     tally, kinds = Counter(), Counter()
@@ -311,11 +312,11 @@ def test_cube_decisions_equal_gnubg(O, engine, plies):
             match = _money_or_match(rng)
             beavers = match.length == 0 and rng.random() < 0.5
             if beavers != beavers_now:
-                O.command(f"set beavers {3 if beavers else 0}")
+                oracle.command(f"set beavers {3 if beavers else 0}")
                 beavers_now = beavers
             ours = engine.cube_decision(p, match, lv, beavers=beavers)
-            _flush(O)
-            ref = O.cube_hint(p.position_id(), match.match_id())
+            _flush(oracle)
+            ref = oracle.cube_hint(p.position_id(), match.match_id())
             if ref is None:  # gnubg: "You cannot double."
                 unavailable += 1
                 assert not ours.cube_available, (p.position_id(), match)
@@ -327,16 +328,16 @@ def test_cube_decisions_equal_gnubg(O, engine, plies):
             kinds["money" if match.length == 0 else "post-Crawford" if match.post_crawford
                   else "2-away/2-away" if match.away(0) == match.away(1) == 2 else "match"] += 1
             kinds["cube owned"] += match.cube_owner != -1
-            diff = max(abs(a - b) for a, b in zip(ours.equities, (ref["nd"], ref["dt"], ref["dp"])))
+            diff = max(abs(a - b) for a, b in zip(ours.equities, (ref["nd"], ref["dt"], ref["dp"]), strict=True))
             worst = max(worst, diff)
             if diff > EQ_TOL:
                 big.append((p.position_id(), match.match_id(), diff))
             if ours.action != ref["proper"]:
                 mismatches.append((p.position_id(), match.match_id(), ours.action, ref["proper"]))
     finally:
-        O.command("set beavers 3")
-        O.command("set evaluation cubedecision evaluation plies 0")
-        O.command("set evaluation cubedecision evaluation prune off")
+        oracle.command("set beavers 3")
+        oracle.command("set evaluation cubedecision evaluation plies 0")
+        oracle.command("set evaluation cubedecision evaluation prune off")
     print(f"\ncube {plies}-ply vs gnubg: compared {compared}, cube unavailable {unavailable}, "
           f"same action {1 - len(mismatches) / compared:.2%}, max |diff| {worst:.2e} "
           f"(> {EQ_TOL}: {len(big)}), {time.time() - start:.1f} s")
@@ -353,8 +354,8 @@ def test_cube_decisions_equal_gnubg(O, engine, plies):
 # ---- resignation -------------------------------------------------------------------------------------
 
 
-def test_resignation_through_engine(O, engine):
-    g = O.gnubg()
+def test_resignation_through_engine(oracle, engine):
+    g = oracle.gnubg()
     rng = random.Random(30)
     hopeless = []
     while len(hopeless) < 12:
@@ -373,13 +374,13 @@ def test_resignation_through_engine(O, engine):
             MatchState(length=7, score=(rng.randrange(7), rng.randrange(7)), on_roll=mover, turn=mover,
                        jacoby=False)
         ours = engine.resign_offer(p, match, "world class")
-        assert ours == O.bot_resigns(p.position_id(), match.match_id()), (p.position_id(), match)
+        assert ours == oracle.bot_resigns(p.position_id(), match.match_id()), (p.position_id(), match)
         offered[ours] += 1
         # the other side (the bot) is offered a resignation: its view is swapped
         value = ours or rng.choice([1, 2, 3])
         bot_view = p.swap()
         bot_match = match.with_(on_roll=1 - mover, turn=1 - mover)
-        before, after, accept = O.resign_hint(p.position_id(), match.match_id(), value)
+        before, after, accept = oracle.resign_hint(p.position_id(), match.match_id(), value)
         assert engine.accept_resignation(bot_view, bot_match, "expert", value) == accept
         accepted[accept] += 1
     print("\noffers", dict(offered), "accepts", dict(accepted))
@@ -425,7 +426,7 @@ def test_decision_api(engine):
     assert str(d.move) == "8/5 6/5" and d.level == "expert"
     assert d.candidates[0].move == d.move and d.candidates[0].plies == 0
     assert len(d.candidates) == len(p.legal_moves(3, 1))
-    assert all(a.equity >= b.equity for a, b in zip(d.candidates, d.candidates[1:]))
+    assert all(a.equity >= b.equity for a, b in itertools.pairwise(d.candidates))
     assert d.candidates[0].position == p.play(d.move)
     # a gnubg match ID: the mover is match.on_roll
     match = MatchState.from_match_id("cInqACAAIAAE")

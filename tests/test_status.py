@@ -111,7 +111,8 @@ class _Idle:
     """A player before login."""
 
     def __init__(self) -> None:
-        self.name, self.level, self.rating, self.ready, self.paused, self.draining = "", "expert", None, None, False, False
+        self.name, self.level, self.rating = "", "expert", None
+        self.ready, self.paused, self.draining = None, False, False
         self.match = self.board = None
         self.who: dict[str, object] = {}
         self.results: list[object] = []

@@ -189,7 +189,7 @@ def test_duplicate_dice_swap_seats_on_the_same_rolls(engine: Engine) -> None:
     first, second = schedule(["x", "y"], "round robin", None, 2, seed=3, duplicate=True)
     assert (first.white, second.white) == ("x", "y")
     one, two = play_match(engine, first, table), play_match(engine, second, table)
-    for g1, g2 in zip(one.games, two.games):
+    for g1, g2 in zip(one.games, two.games, strict=True):
         rolls1 = [(a.player, a.dice) for a in g1.actions if isinstance(a, Roll)]
         rolls2 = [(a.player, a.dice) for a in g2.actions if isinstance(a, Roll)]
         n = min(len(rolls1), len(rolls2))
