@@ -67,6 +67,9 @@ def test_wheel_from_sdist_installs_in_a_fresh_venv_and_runs_anywhere(tmp_path: P
     assert str(venv) in version and "gnubg_ts0.bd" in version  # the data inside the wheel
     assert "ok" in _run([fibsbot, "config", "check"], work, env)
     assert '"settings"' in _run([fibsbot, "calibrate", "--show", "--json"], work, env)  # the shipped table
+    # the fuzzer reads its corpus from the wheel, not from a checkout
+    fuzzed = _run([str(venv / "bin" / "python"), "-m", "bot.fuzz", "--sessions", "50"], work, env)
+    assert fuzzed.strip().endswith("50 sessions, 0 violations"), fuzzed
     played = _run([fibsbot, "run", "--local", "--length", "1", "--status-port", "0"], work, env)
     assert "played a 1-point match" in played
     record = Path(played.split("record: ")[1].strip())
