@@ -174,7 +174,8 @@ class FuzzDecider:
             return _Choice(Move([Step(src, max(0, src - self.rng.randrange(1, 7)))]))
         return _Choice(self.rng.choice(position.legal_moves(*dice)))
 
-    def cube_decision(self, position: Position, match: MatchState | None = None, level: str | Level = "expert") -> _Cube:
+    def cube_decision(self, position: Position, match: MatchState | None = None,
+                      level: str | Level = "expert") -> _Cube:
         return _Cube(self.rng.random() < 0.1, self.rng.random() < 0.8)
 
     def resign_offer(self, position: Position, match: MatchState | None = None, level: str | Level = "expert",
@@ -351,7 +352,7 @@ def _records_consistent(folder: Path) -> list[str]:
             written = load_sgf(sgf)
             finished = [g for g in record.games if g.result is not None]
             if len(written.games) > len(record.games) or any(
-                    a.actions != b.actions for a, b in zip(written.games, finished)):
+                    a.actions != b.actions for a, b in zip(written.games, finished, strict=False)):  # a prefix
                 problems.append(f"journal {journal.name} disagrees with {sgf.name}")
     return problems
 
