@@ -7,6 +7,7 @@ import json
 import pathlib
 
 from bot import fibsboard
+from bot.config import BotConfig
 from bot.journal import Journal, encode_action, replay
 from bot.recorder import Recorder, SavedIndex
 from engine.position import Position
@@ -49,8 +50,8 @@ async def restarted(tmp_path: pathlib.Path) -> Dialogue:
     return d
 
 
-async def test_a_killed_bot_continues_the_same_record(tmp_path: pathlib.Path) -> None:
-    first = Dialogue(config(tmp_path))
+async def test_a_killed_bot_continues_the_same_record(tmp_path: pathlib.Path, bot_config: BotConfig) -> None:
+    first = Dialogue(bot_config)
     position, _ = await first_game(first)
     before = actions(first.player.match.recorder if first.player.match else None)
     assert len(before) == 2 and not list(tmp_path.rglob("*.sgf"))  # no game over yet: only the journal
@@ -63,8 +64,9 @@ async def test_a_killed_bot_continues_the_same_record(tmp_path: pathlib.Path) ->
     assert actions(m.recorder) == before  # nothing lost, nothing doubled, nothing reconstructed
 
 
-async def test_a_move_sent_just_before_the_kill_is_recorded_with_its_dice(tmp_path: pathlib.Path) -> None:
-    first = Dialogue(config(tmp_path))
+async def test_a_move_sent_just_before_the_kill_is_recorded_with_its_dice(tmp_path: pathlib.Path,
+                                                                         bot_config: BotConfig) -> None:
+    first = Dialogue(bot_config)
     await first.login()
     await first.say("** You are now playing a 3 point match with bob", "Starting a new game with bob.")
     line = board(OPENING, dice=(4, 3))
@@ -77,8 +79,9 @@ async def test_a_move_sent_just_before_the_kill_is_recorded_with_its_dice(tmp_pa
     assert got == [("Roll", 1, (4, 3), str(OPENING.legal_moves(4, 3)[0]), "")]  # the true dice, not rebuilt
 
 
-async def test_the_journal_ends_with_the_match_and_the_index_follows(tmp_path: pathlib.Path) -> None:
-    d = Dialogue(config(tmp_path))
+async def test_the_journal_ends_with_the_match_and_the_index_follows(tmp_path: pathlib.Path,
+                                                                    bot_config: BotConfig) -> None:
+    d = Dialogue(bot_config)
     await first_game(d)
     index = SavedIndex(tmp_path / "records" / "saved.json")
     recorder = d.player.match.recorder if d.player.match else None

@@ -67,18 +67,17 @@ async def test_soak_without_drops(tmp_path: pathlib.Path) -> None:
     assert report.ok and report.finished == 3 and len(report.records) == 3 and report.drops == 0, str(report)
 
 
-async def test_a_wrong_password_is_a_clear_final_error(tmp_path: pathlib.Path) -> None:
+async def test_a_wrong_password_is_a_clear_final_error(tmp_path: pathlib.Path, fibs_server: FibsServer) -> None:
     cfg = settings(tmp_path)
-    async with FibsServer(port=0, db_path=tmp_path / "server.db", scrypt_n=2**10) as server:
-        server.add_user("GnuBot", "right-password")
-        player, _ = local_players(cfg, FakeDecider(), FakeDecider())
-        session = Session(cfg, "GnuBot", "wrong-password", player, host="127.0.0.1", port=server.port,
-                          transcript=transcript_logger(cfg, "GnuBot"))
-        player.attach(session)
-        with pytest.raises(LoginFailed, match="wrong user name or password"):
-            await session.run()
-        assert session.connections == 1
-        close_transcript(session.transcript)
+    fibs_server.add_user("GnuBot", "right-password")
+    player, _ = local_players(cfg, FakeDecider(), FakeDecider())
+    session = Session(cfg, "GnuBot", "wrong-password", player, host="127.0.0.1", port=fibs_server.port,
+                      transcript=transcript_logger(cfg, "GnuBot"))
+    player.attach(session)
+    with pytest.raises(LoginFailed, match="wrong user name or password"):
+        await session.run()
+    assert session.connections == 1
+    close_transcript(session.transcript)
 
 
 async def test_the_real_engine_plays_a_match(tmp_path: pathlib.Path) -> None:
