@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from bot.report.diagram import WIDTH, Play, render_svg
 from bot.report.errors import ReportError
@@ -97,4 +98,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"fibsbot diagram: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {output}")
+    return 0
+
+
+def write_analyse_html(out: str, paths: list[str], analyses: list[Any], level: Any) -> int:
+    """``fibsbot analyse --html OUT``: write the report(s); 0, or 2 after saying why not."""
+    from bot.report.match_report import write_reports
+
+    try:
+        written = write_reports(out, paths, analyses, level)
+    except (ReportError, BoardParseError, IllegalMoveError, ValueError, OSError) as exc:
+        print(f"fibsbot analyse: no HTML report: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {written[0]}" + (f" and {len(written) - 1} match pages" if len(written) > 1 else ""),
+          file=sys.stderr)
     return 0
