@@ -95,6 +95,8 @@ class _Collector:
         action = game.actions[d.action]
         if not isinstance(action, Roll) or action.player != d.player:
             raise ReportError(f"game {d.game} action {d.action} is no roll of player {d.player}")
+        if str(action.move) != d.played:
+            raise ReportError(f"game {d.game} action {d.action}: the analysis has {d.played}, the record {action.move}")
         state = game.states[d.action]
         position = state.position(d.player)
         view = match_state(self.record, game, state, d.player, dice=action.dice)
