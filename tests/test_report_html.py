@@ -46,7 +46,7 @@ class Page(HTMLParser):
         for key in ("src", "href"):
             if key in a and not a[key].startswith(("#", "data:")) and "://" in a[key]:
                 self.problems.append(f"external {key} {a[key]}")
-        if tag == "link":
+        if tag == "link" and not a.get("href", "").startswith("data:"):
             self.problems.append("a <link> fetches a file")
         if tag == "article" and "decision" in a.get("class", "").split():
             self.decisions.append(a)

@@ -55,6 +55,7 @@ def document(title: str, body: str, *, script: str = COPY_SCRIPT, head: str = ""
     """A whole HTML5 page with ``body`` (already HTML) and inline CSS and script."""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<link rel=\"icon\" href=\"data:,\">\n"
             f"<title>{escape(title)}</title>\n{head}<style>{CSS}{css}</style>\n</head>\n<body>\n{body}\n"
             + (f"<script>{script}</script>\n" if script else "") + "</body>\n</html>\n")
 

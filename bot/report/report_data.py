@@ -109,7 +109,8 @@ class _Collector:
             played = c.position == after
             if rank <= TABLE_ROWS or played:
                 p = c.probabilities
-                rows.append(CandidateRow(rank, str(c.move), c.equity, c.equity - (best.equity if best else 0.0),
+                # the played row in the record's words (a hit may be written on either step)
+                rows.append(CandidateRow(rank, str(action.move) if played else str(c.move), c.equity, c.equity - (best.equity if best else 0.0),
                                          p.win, p.win_gammon, p.lose_gammon, played))
         if best is not None and not any(r.played for r in rows):  # scored by the analysis alone
             rows.append(CandidateRow(0, str(action.move), best.equity + d.error, d.error, float("nan"),
