@@ -79,6 +79,7 @@ def test_report_in_chromium_matches_the_analysis(browser: Any, tmp_path: Path, s
         assert s["board"] == s["pid"] and s["buttons"] == 4
         if d["kind"] == "move":
             assert s["playedRow"] == d["played"]
+    page.evaluate("document.querySelector('.decision.doubtful, .decision.bad, .decision.very-bad').scrollIntoView()")
     page.screenshot(path=str(shots / "report-desktop.png"))
     phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     phone_console = Console(phone)

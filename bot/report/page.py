@@ -25,6 +25,7 @@ th:first-child, td:first-child { text-align: left; }
        background: #eee; }
 .tag.doubtful { background: #fff3b0; } .tag.bad { background: #ffd8a8; } .tag.very-bad { background: #f5b7b1; }
 .tag.lucky, .tag.very-lucky { background: #c8f0c8; } .tag.unlucky, .tag.very-unlucky { background: #d6d6f5; }
+.movetable td:nth-child(2), .movetable th:nth-child(2) { text-align: left; white-space: nowrap; }
 tr.played td { font-weight: bold; color: var(--played); } tr.best td:nth-child(2) { color: var(--best); }
 .ids { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 0.6rem; font-size: 0.85rem; margin: 0.4rem 0 0; }
 .ids dt { color: var(--muted); } .ids dd { margin: 0; overflow-wrap: anywhere; }

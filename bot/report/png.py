@@ -14,7 +14,7 @@ def svg_to_png(svg: str, width: int = WIDTH) -> bytes:
     if width < 16 or width > 8000:
         raise ReportError(f"PNG width {width} is outside 16..8000 pixels")
     try:
-        import cairosvg
+        import cairosvg  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except (ImportError, OSError) as exc:  # OSError: the package is there, libcairo is not
         raise ReportError(f"{PNG_HINT} ({exc})") from None
     data: bytes = cairosvg.svg2png(bytestring=svg.encode(), output_width=width,
