@@ -205,3 +205,18 @@ def test_bad_input_is_a_named_error_and_no_file(tmp_path: Path, capsys: pytest.C
     out = tmp_path / "x.svg"
     assert main(["diagram", *argv, "-o", str(out)]) == 2
     assert words in capsys.readouterr().err and not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_held_out_gnubg_positions_read_back_point_by_point() -> None:
+    """The 200 positions of the gnubg golden set (boards as gnubg lists them) drawn and read back."""
+    import json
+
+    golden = json.loads((Path(__file__).parent / "data" / "golden-0ply.json").read_text())["positions"]
+    classes = Counter(p["class"] for p in golden)
+    assert len(golden) == 200 and len(classes) >= 3
+    for number, entry in enumerate(golden):
+        position = Position.from_position_id(entry["position_id"])
+        match = MatchState(length=7, score=(number % 7, (number // 7) % 7), on_roll=number % 2, turn=number % 2)
+        drawn = read_svg(render_svg(position, match, home_right=number % 3 > 0))
+        assert [list(row) for row in drawn.position.board] == entry["board"], entry["position_id"]
+        assert drawn.position_id == entry["position_id"] and drawn.score == match.score
