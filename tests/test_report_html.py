@@ -176,3 +176,15 @@ def test_an_analysis_of_another_record_is_refused_before_writing(tmp_path: Path)
     with pytest.raises(ReportError, match="carol"):
         write_report(out, renamed, analysis)
     assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_a_record_without_gnubg_analysis_is_analysed_and_names_are_escaped() -> None:
+    """A plain record (no evaluations saved in it) still gets every decision; hostile names stay text."""
+    record = load(DATA / "roundtrip" / "match_1pt.mat2sgf.sgf")
+    record.players = ("<script>alert(1)</script>", "bob & co")
+    analysis = analyse_match(Engine(), record)
+    html = report_html(record, analysis)
+    page = parse(html)
+    assert len(page.decisions) == len(analysis.decisions) > 10
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "bob &amp; co" in html and "bob & co" not in html

@@ -11,7 +11,12 @@ in the board and the live panel when they change (204 while they do not).
 Only named snapshot fields are shown, each escaped: nothing else the snapshot
 may hold (and nothing from a ``tell``) reaches the page. The snapshot's
 ``board`` entry, while a match is on: ``{position_id, match_id, dice, names,
-on_roll}``.
+on_roll}``; ``match`` may carry ``opponent_rating``.
+
+The history source returns recent matches, newest first, each a mapping with
+any of ``finished``, ``opponent``, ``length``, ``score``, ``rating_after``,
+``error_rate_memg`` and ``report`` (a URL; ``reports/NAME.html`` when the
+reports folder is served here). Missing keys show as ``-``.
 """
 
 from __future__ import annotations
