@@ -203,3 +203,105 @@ def test_dashboard_reads_with_scripts_off(browser: Any, dashboard: tuple[str, Fa
     assert page.text_content(".opponent") == "bob" and "connected" in (page.text_content(".connection") or "")
     assert page.get_attribute("#board svg", "data-match-id") == status.boards[0]["match_id"]
     context.close()
+
+
+def board_entry(board: Any, us: str) -> dict[str, Any] | None:
+    """The snapshot's ``board`` entry from a bot's last FIBS board (us = player 1; FIBS calls us "You")."""
+    from engine.errors import BoardParseError
+
+    if board is None:
+        return None
+    try:
+        match = board.match
+    except BoardParseError:  # the match is over
+        return None
+    position = board.position if match.on_roll == 1 else board.position.swap()
+    return {"position_id": position.position_id(), "match_id": match.match_id(),
+            "dice": list(board.dice) if board.dice else None, "names": [board.opponent, us],
+            "on_roll": match.on_roll}
+
+
+def test_dashboard_follows_a_local_match_within_a_second(browser: Any, tmp_path: Path, shots: Path) -> None:
+    """Our bot plays the sparring bot over the local FIBS server; the dashboard's board catches up
+    with every position the bot sees within 1 s (a position replaced sooner may be skipped)."""
+    import asyncio
+
+    import uvicorn
+    from fastapi import FastAPI
+
+    from bot.config import BotConfig, load as load_config
+    from bot.run import local_players, play_local
+    from engine import Engine
+
+    data = load_config().model_dump()
+    data["records"].update(dir=f"{tmp_path}/records", transcript=f"{tmp_path}/logs/{{user}}.log",
+                           ledger=f"{tmp_path}/ledger.jsonl")
+    data["engine"]["think_time_s"] = (0.3, 0.3)  # both bots take a human-like pause per decision
+    data["local"].update(length=3, timeout_s=120.0)
+    data["status"]["port"] = 0
+    player, sparring = local_players(BotConfig.model_validate(data), Engine(), Engine())
+
+    def snapshot() -> dict[str, Any]:
+        return {"user": player.name or None, "connected": True, "level": player.level,
+                "board": board_entry(player.board, player.name)}
+
+    app = FastAPI()
+    app.router.routes.extend(routes(snapshot))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    web = threading.Thread(target=server.run, daemon=True)
+    web.start()
+    loop = asyncio.new_event_loop()
+    match_task: list[asyncio.Task[None]] = []
+
+    def play() -> None:
+        async def main_() -> None:
+            match_task.append(asyncio.current_task())  # type: ignore[arg-type]
+            await play_local(player, sparring, seed=11)
+        try:
+            loop.run_until_complete(main_())
+        except (asyncio.CancelledError, Exception):
+            pass
+
+    bot = threading.Thread(target=play, daemon=True)
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    console = Console(page)
+    page.goto(f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}/")
+    page.evaluate("""() => { window.shown = [];
+        const note = () => { const svg = document.querySelector('#board svg');
+            window.shown.push([Date.now(), svg ? svg.dataset.positionId + ':' + svg.dataset.matchId : '']); };
+        note(); new MutationObserver(note).observe(document.getElementById('board'), {childList: true}); }""")
+    bot.start()
+    seen: list[tuple[float, str]] = []  # when the bot's board first showed each position
+    end = time.monotonic() + 25
+    while time.monotonic() < end and len(seen) < 30 and bot.is_alive():
+        entry = snapshot()["board"]
+        key = f"{entry['position_id']}:{entry['match_id']}" if entry else ""
+        if entry and (not seen or seen[-1][1] != key):
+            seen.append((time.time(), key))
+        time.sleep(0.005)
+    time.sleep(1.2)
+    shown = page.evaluate("window.shown")
+    page.screenshot(path=str(shots / "dashboard-local-match.png"))
+    errors = list(console.errors)
+    page.close()
+    if match_task:
+        loop.call_soon_threadsafe(match_task[0].cancel)
+    bot.join(30)
+    server.should_exit = True
+    web.join(10)
+    assert len(seen) >= 10, f"the local match showed only {len(seen)} positions"
+    order = {key: i for i, (_, key) in reversed(list(enumerate(seen)))}
+    lags, exact = [], 0
+    for i, (at, key) in enumerate(seen):
+        caught = [t / 1000 for t, k in shown if k in order and order[k] >= i and t / 1000 >= at - 0.05]
+        assert caught, f"position {i} ({key}) never reached the dashboard"
+        lags.append(caught[0] - at)
+        exact += any(k == key for _, k in shown)
+    print(f"\n{len(seen)} positions; the dashboard caught up within {max(lags):.3f} s (median "
+          f"{sorted(lags)[len(lags) // 2]:.3f} s); {exact} shown exactly")
+    assert max(lags) < 1.0
+    assert errors == []
