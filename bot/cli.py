@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_tournament_parser(sub)
     add_analyse_parser(sub)
+    from bot.report import cli as report_cli
+
+    diagram = sub.add_parser("diagram", help="draw a position (and plays) as an SVG or PNG board diagram")
+    report_cli.add_arguments(diagram)
+    diagram.set_defaults(run=report_cli.run)
     from bot.rollout_cli import add_rollout_parser
 
     add_rollout_parser(sub, parse_gnubg_id, parse_dice)

@@ -97,6 +97,8 @@ def add_analyse_parser(subparsers: Any) -> None:
     p.add_argument("--level", help="analysis level (default expert = 0-ply); with --levels the judge "
                                    "(default 4ply)")
     p.add_argument("--json", metavar="FILE", help="also write the analysis as JSON ('-' = stdout, no tables)")
+    p.add_argument("--html", metavar="OUT", help="also write an HTML report: OUT.html for one record; for several, "
+                                                 "the folder OUT with index.html and a page per record")
     p.add_argument("--all", action="store_true", help="list every decision, not only the errors (one match)")
     p.add_argument("--workers", type=_positive, default=1,
                    help="matches analysed side by side in worker processes, one search thread each "
@@ -158,6 +160,11 @@ def cmd_analyse(args: argparse.Namespace) -> int:
                 "level": analyses[0].level,
                 "players": [p.as_dict(0) for p in players],
                 "error_rate_order": error_rate_order(players)}
+    if args.html:
+        from bot.report.cli import write_analyse_html
+
+        if write_analyse_html(args.html, args.match, analyses, lv):
+            return 2
     if args.json == "-":
         print(json.dumps(data, indent=2))
         return 0
