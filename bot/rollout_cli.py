@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
                 result = run(engine, job, threads=args.threads, progress=bar.update, done=done, on_chunk=save)
     except KeyboardInterrupt:
         kept = f"; the trials done are kept in {args.save}: the same command resumes" if args.save else ""
-        console.print(f"fibsbot rollout: interrupted{kept}", markup=False, highlight=False)
+        print(f"fibsbot rollout: interrupted{kept}", file=sys.stderr)
         return 130
     if args.json:
         print(json.dumps(result.as_json()))
