@@ -93,7 +93,7 @@ class EngineSettings(StrictSection):
     @classmethod
     def _old_strength(cls, data: Any) -> Any:
         # the old shape: `strength: {fibs_rating: 1650}` beside `level`
-        return deprecated_key(data, "strength", "engine.", "{fibs_rating: R}")
+        return deprecated_key(data, "strength", "engine.", "{fibs_rating: R}", default="expert")
 
     @model_validator(mode="after")
     def _ordered(self) -> EngineSettings:

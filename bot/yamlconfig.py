@@ -126,13 +126,14 @@ def describe_choice(choice: LevelChoice) -> str:
     return f"FIBS rating {choice.fibs_rating:g}, {choice.chosen().describe()}"
 
 
-def deprecated_key(data: Any, old: str, where: str, new_shape: str) -> Any:
-    """Move an old key's value into ``level`` (the old shapes still load), with a note in the log."""
+def deprecated_key(data: Any, old: str, where: str, new_shape: str, default: str | None = None) -> Any:
+    """Move an old key's value into ``level`` (the old shapes still load), with a note in the log;
+    a ``level`` other than ``default`` beside it is an error."""
     if not isinstance(data, dict) or data.get(old) is None:
         return data
     data = dict(data)
     value = data.pop(old)
-    if data.get("level") not in (None, "expert"):
+    if data.get("level") not in (None, default):
         raise ValueError(f"give {where}level or {where}{old}, not both")
     data["level"] = value if isinstance(value, dict) else {"fibs_rating": value}
     log.warning("%s%s is deprecated (it still loads): write %slevel: %s", where, old, where, new_shape)

@@ -3,7 +3,11 @@ a bot that says it is a program, and one way to choose a level in both config fi
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,8 +133,24 @@ def test_one_level_choice_in_both_files(caplog: pytest.LogCaptureFixture) -> Non
 
 
 def test_the_fingerprint_of_a_rated_player_is_unchanged() -> None:
-    # the digest a tournament folder made with `fibs_rating: 1650` holds (before the level-choice type)
+    # a tournament folder made with `fibs_rating: 1650` (before the level-choice type) was
+    # fingerprinted with the player in that shape: the same digest, so that it still resumes
     cfg = tconfig.TournamentConfig.model_validate(
         {"players": [{"name": "r", "level": {"fibs_rating": 1650}}, {"name": "e", "level": "expert"}]})
-    dumped = cfg.model_dump(mode="json")["players"][0]
-    assert dumped == {"name": "r", "level": None, "fibs_rating": 1650.0, "checker": None, "cube": None}
+    fields = cfg.model_dump(mode="json", exclude={"matches", "output", "anchor"})
+    fields["players"][0] = {"name": "r", "level": None, "fibs_rating": 1650.0, "checker": None, "cube": None}
+    fields["strength_table_noise"] = {"r": cfg.players[0].build().checker.noise}
+    assert cfg.fingerprint() == hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+    assert tconfig.TournamentConfig.model_validate(cfg.model_dump()) == cfg  # round-trips, no note
+
+
+def test_the_newcomer_walk_from_the_checkout(tmp_path: Path) -> None:
+    # CI walks it from the installed wheel (.ci/run); here `fibsbot` is this checkout's code
+    root = Path(__file__).resolve().parent.parent
+    fibsbot = tmp_path / "fibsbot"
+    fibsbot.write_text(f'#!/bin/sh\nPYTHONPATH={root} exec {sys.executable} -m bot.cli "$@"\n')
+    fibsbot.chmod(0o755)
+    done = subprocess.run([sys.executable, str(root / "tests" / "newcomer.py"), str(fibsbot)], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 tracebacks" in done.stdout

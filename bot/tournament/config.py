@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from bot.yamlconfig import (FibsRating, LevelChoice, LevelName, StrictSection, choose_level, deprecated_key,
                             load_yaml, shipped_config)
@@ -78,13 +78,6 @@ class Player(StrictSection):
         if self.level is None and self.checker is None and self.cube is None:
             raise ValueError("give a level (a name or {fibs_rating: R}), or checker/cube settings (on top of expert)")
         return self
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if isinstance(self.level, FibsRating):  # the shape folders were fingerprinted with
-            data["level"], data["fibs_rating"] = None, self.level.fibs_rating
-        return data
 
     def _base(self) -> Level:
         return choose_level(self.level or "expert")
@@ -151,6 +144,9 @@ class TournamentConfig(StrictSection):
         """A digest of everything that decides match results (not their number or
         the output folder), so a rerun may add matches but not change the rules."""
         fields = self.model_dump(mode="json", exclude={"matches", "output", "anchor"})
+        for player in fields["players"]:  # a rated player in the shape folders were fingerprinted with
+            if isinstance(player["level"], dict):
+                player["level"], player["fibs_rating"] = None, player["level"]["fibs_rating"]
         rated = {p.name: p.build().checker.noise for p in self.players if isinstance(p.level, FibsRating)}
         if rated:  # what they play comes from the strength table, which a release may change
             fields["strength_table_noise"] = rated
