@@ -34,7 +34,7 @@ ENV_VAR = "FIBSBOT_CONFIG"
 LOCAL_NAME = "bot.yaml"
 GREETING = ("Hi {opponent}, I am a computer program (fibsbot, level {level}). Good luck! "
             "If I stop responding, kibitz 'move'.")
-GOODBYE = "Thanks for the game, {opponent}. (fibsbot, a computer program.)"
+GOODBYE = "Thanks for the match, {opponent}."
 
 _NAME = re.compile(r"[A-Za-z_]{1,40}")  # FIBS names: letters and underscores
 
@@ -155,7 +155,7 @@ class Invitations(StrictSection):
 
 class Play(StrictSection):
     offer_resignations: bool = True
-    greeting: Template = GREETING  # a bot on FIBS says it is a program; "" = say nothing
+    greeting: Template = GREETING  # a bot on FIBS says it is a program (as the shipped file); "" = say nothing
     goodbye: Template = GOODBYE
     silent: bool = True
     drain: Literal["finish", "save"] = "finish"

@@ -93,10 +93,11 @@ def test_the_shipped_tournament_file_names_no_checkout_path() -> None:
 
 
 def test_a_bot_says_it_is_a_program_by_default() -> None:
-    play = BotConfig().play
-    for text in (play.greeting, play.goodbye):
-        assert "computer program" in text
-        text.format(opponent="alice", level="expert")
+    play = BotConfig().play  # a config without play.greeting / play.goodbye
+    assert "computer program" in play.greeting.format(opponent="alice", level="expert")
+    assert play.goodbye.format(opponent="alice", level="expert")
+    shipped = bot_config.load(bot_config.DEFAULT_PATH).play  # the defaults are the shipped file's texts
+    assert (play.greeting, play.goodbye) == (shipped.greeting, shipped.goodbye)
 
 
 def test_the_plot_hint_keeps_its_brackets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

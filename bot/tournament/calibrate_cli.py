@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bot.cli.errors import CommandError
 from bot.yamlconfig import ConfigError
 from bot.tournament.results import ResultsMismatch
 
@@ -31,7 +32,6 @@ def _executor_factory(args: argparse.Namespace) -> Any:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from engine.errors import DataFileError
     from engine.strength import StrengthTable
 
     try:
@@ -41,9 +41,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 return _show(table, args.json)
             return _verify(table, args)
         return _calibrate(args)
-    except (ConfigError, ResultsMismatch, ValueError, RuntimeError, DataFileError) as exc:
-        print(f"fibsbot calibrate: {exc}", file=sys.stderr)
-        return 2
+    except (ValueError, RuntimeError) as exc:  # bad settings, a worker died, Dask missing
+        if isinstance(exc, (ConfigError, ResultsMismatch)):
+            raise  # named: bot.cli prints them
+        raise CommandError(str(exc)) from None
 
 
 def row_name(setting: Any, rating: float) -> str:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from bot.yamlconfig import ConfigError, shipped_config, shipped_instead
+from bot.cli.errors import CommandError
+from bot.yamlconfig import shipped_config, shipped_instead
 from bot.tournament import config as tconfig
 from bot.tournament import report as reporting
-from bot.tournament.results import ResultsMismatch
 
 if TYPE_CHECKING:
     from engine.analysis import MatchAnalysis
@@ -63,14 +63,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         executor: Executor
         if args.executor == "dask":
             if not args.scheduler:
-                raise ConfigError("--executor dask needs --scheduler ADDRESS")
+                raise CommandError("--executor dask needs --scheduler ADDRESS")
             executor = DaskExecutor(args.scheduler)
         else:
             executor = LocalExecutor(args.workers)
         summary = run(cfg, executor, console, live=not args.quiet and console.is_terminal)
-    except (ConfigError, ResultsMismatch, RuntimeError) as exc:
-        print(f"fibsbot tournament: {exc}", file=sys.stderr)
-        return 2
+    except RuntimeError as exc:  # a worker died, or Dask is missing (the named errors: bot.cli)
+        raise CommandError(str(exc)) from None
     reporting.show(summary.report, console)
     files = reporting.write(summary.report, cfg.output)
     console.print(f"wrote {', '.join(str(f) for f in files)}; matches in {cfg.output / 'matches'}")
@@ -174,12 +173,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
             judge = RolloutJudge(trials=args.judge_trials, seed=args.seed, level=args.level or "expert")
         spots = shuffled((s for path in args.match for s in checker_spots(load(path), Path(path).name)), args.seed)
-    except (ValueError, OSError, RecordParseError) as exc:
-        print(f"fibsbot analyse: {exc}", file=sys.stderr)
-        return 2
+    except ValueError as exc:  # a level's name or the judge's settings (the named errors: bot.cli)
+        if isinstance(exc, RecordParseError):
+            raise
+        raise CommandError(str(exc)) from None
     if len(levels) < 2:
-        print("fibsbot analyse: --levels needs at least two levels", file=sys.stderr)
-        return 2
+        raise CommandError("--levels needs at least two levels")
     spots = spots[:args.max_positions] if args.max_positions else spots
     console = _console()
     quiet = args.json == "-"
