@@ -1,7 +1,8 @@
 """The ``fibsbot`` command line: one table of subcommands, errors handled once.
 
-Adding a subcommand is one line in :data:`COMMANDS` (its name and module) plus
-that module, which has this registration shape::
+Adding a subcommand is one line in :data:`COMMANDS` (its name and module path;
+the module may live in its own package, e.g. ``("serve", "bot.serve.cli")``)
+plus that module, which has this registration shape::
 
     '''One line: what the command does.'''            # the module docstring
     from __future__ import annotations
@@ -17,7 +18,9 @@ that module, which has this registration shape::
         ...
 
 Only the chosen command's module fills its parser, and a module imports its
-heavy dependencies (numpy, rich, pydantic, the engine) inside ``run``, so
+heavy dependencies (numpy, rich, pydantic, the engine) inside ``run`` (or
+inside ``add_arguments`` at worst; tests/test_cli.py imports every listed
+module and fails if one loads them at the top), so
 ``fibsbot --version`` and ``fibsbot hint`` start fast. A command reports a
 mistake by raising one of the project's named errors (:class:`CommandError`,
 ``ConfigError``, the engine's errors, ``OSError``...): :func:`main` prints it
