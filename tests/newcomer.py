@@ -3,7 +3,7 @@
     python3 tests/newcomer.py PATH/TO/venv/bin/fibsbot
 
 ``fibsbot init --examples`` -> ``config check`` (which must use ./bot.yaml) -> ``run --local``
-(a 1-point match, low levels) with ``status`` read while it runs -> ``analyse`` the record ->
+(a 3-point match at beginner level) with ``status`` read while it runs -> ``analyse`` the record ->
 ``hint`` a decision of it by its IDs -> ``tournament`` a shipped example (2 one-point matches).
 Any nonzero exit or a traceback on any step fails the walk (exit 1). Not a pytest module: CI
 runs it after installing the wheel into a fresh venv.
@@ -52,7 +52,8 @@ def _free_port() -> int:
 def _run_with_status(fibsbot: str, folder: Path) -> Path:
     """``run --local``, reading ``status`` while the match is played; returns the record's path."""
     port = _free_port()
-    args = ["run", "--local", "--length", "1", "--level", "beginner", "--opponent-level", "beginner",
+    # 3 points at beginner level: a few seconds, long enough to read the status while it plays
+    args = ["run", "--local", "--length", "3", "--level", "beginner", "--opponent-level", "beginner",
             "--status-port", str(port)]
     proc = subprocess.Popen([fibsbot, *args], cwd=folder, env=_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -72,7 +73,7 @@ def _run_with_status(fibsbot: str, folder: Path) -> Path:
         elif proc.poll() is None:
             raise WalkFailed(f"status failed while the bot runs: exit {status.returncode}\n{status.stderr}")
     out, err = proc.communicate(timeout=600)
-    _check("run --local --length 1", subprocess.CompletedProcess(args, proc.returncode, out, err))
+    _check("run --local --length 3", subprocess.CompletedProcess(args, proc.returncode, out, err))
     if "config bot.yaml (./bot.yaml)" not in err:
         raise WalkFailed(f"run --local did not say it uses ./bot.yaml:\n{err}")
     if seen is not None:
