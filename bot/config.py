@@ -24,8 +24,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.yamlconfig import (ConfigError, FibsRating, LevelChoice, LevelName, StrictSection, choice_name,
-                            choose_level, deprecated_key, describe_choice, load_yaml, shipped_config)
+from bot.yamlconfig import (
+    ConfigError,
+    FibsRating,
+    LevelChoice,
+    LevelName,
+    StrictSection,
+    choice_name,
+    choose_level,
+    deprecated_key,
+    describe_choice,
+    load_yaml,
+    shipped_config,
+)
 from engine.levels import Level
 
 DEFAULT_PATH = shipped_config("bot.yaml")

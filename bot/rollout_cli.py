@@ -22,12 +22,18 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from engine.records import atomic_write
-from engine.rollout import OUTPUTS, CandidateResult, RolloutJob, RolloutResult, RolloutSettings, run
-
 from bot.cli.errors import CommandError
 from bot.cli.ids import parse_gnubg_id
 from bot.cli.rollout_options import DEFAULT_PLAYS
+from engine.records import atomic_write
+from engine.rollout import (
+    OUTPUTS,
+    CandidateResult,
+    RolloutJob,
+    RolloutResult,
+    RolloutSettings,
+    run,
+)
 
 SAVE_FORMAT = "fibsbot-rollout/1"
 

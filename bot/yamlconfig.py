@@ -22,10 +22,19 @@ from pathlib import Path
 from typing import Annotated, Any, Self, TypeVar
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Tag, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 from engine.errors import DataFileError
-from engine.levels import Level, level as _level
+from engine.levels import Level
+from engine.levels import level as _level
 from engine.strength import Strength, shipped_table
 
 log = logging.getLogger(__name__)

@@ -21,9 +21,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         snapshot = fetch(args.url)
-    except (OSError, ValueError, http.client.HTTPException) as exc:
-        # refused, not HTTP (a FIBS port answers with text), not JSON, or not a URL
-        reason = exc.__class__.__name__ if not str(exc) else str(exc)
+    except http.client.HTTPException as exc:  # a FIBS port, say, answers with text
+        began = f" (it began {str(exc).strip()[:40]!r})" if str(exc).strip() else ""
+        raise CommandError(f"no status at {args.url}: the answer is not HTTP{began}") from None
+    except (OSError, ValueError) as exc:  # refused, timed out, not JSON, or not a URL
+        reason = str(exc) or exc.__class__.__name__
         raise CommandError(f"no status at {args.url}: {reason}") from None
     if not isinstance(snapshot, dict):
         raise CommandError(f"no status at {args.url}: the answer is {json.dumps(snapshot)[:60]}, not a status")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import sys
 import time
@@ -15,8 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.cli.errors import CommandError
-from bot.yamlconfig import ConfigError
 from bot.tournament.results import ResultsMismatch
+from bot.yamlconfig import ConfigError
 
 
 def _executor_factory(args: argparse.Namespace) -> Any:
@@ -77,10 +76,9 @@ def _show(table: Any, as_json: bool) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from bot.tournament import calibrate as cal
     from engine.records import atomic_write
     from engine.strength import Setting
-
-    from bot.tournament import calibrate as cal
 
     settings = tuple(Setting(noise=n) for n in args.noise) + tuple(Setting(plies=p) for p in args.plies)
     if len(args.matches) != 2:

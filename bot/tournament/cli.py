@@ -6,7 +6,6 @@ import argparse
 import functools
 import json
 import multiprocessing
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,9 +14,9 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.cli.errors import CommandError
-from bot.yamlconfig import shipped_config, shipped_instead
 from bot.tournament import config as tconfig
 from bot.tournament import report as reporting
+from bot.yamlconfig import shipped_config, shipped_instead
 
 if TYPE_CHECKING:
     from engine.analysis import MatchAnalysis
@@ -120,10 +119,9 @@ def decision_ids(record: Any, decision: dict[str, Any]) -> dict[str, str]:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
+    from bot.cli.ids import level_named
     from engine.analysis import by_player, error_rate_order
     from engine.records import atomic_write
-
-    from bot.cli.ids import level_named
 
     if args.levels:
         return cmd_compare(args)

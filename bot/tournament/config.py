@@ -26,8 +26,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.yamlconfig import (FibsRating, LevelChoice, LevelName, StrictSection, choose_level, deprecated_key,
-                            load_yaml, shipped_config)
+from bot.yamlconfig import (
+    FibsRating,
+    LevelChoice,
+    LevelName,
+    StrictSection,
+    choose_level,
+    deprecated_key,
+    load_yaml,
+    shipped_config,
+)
 from engine.levels import FILTER_NAMES, EvalSettings, Level
 
 DEFAULT_PATH = shipped_config("tournament.yaml")
