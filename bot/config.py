@@ -28,7 +28,6 @@ from bot.yamlconfig import (
     ConfigError,
     FibsRating,
     LevelChoice,
-    LevelName,
     StrictSection,
     choice_name,
     choose_level,
@@ -191,7 +190,7 @@ class Local(StrictSection):
     port: Annotated[int, Field(ge=0, le=65535)] = 0
     length: Annotated[int, Field(ge=1)] = 3
     opponent: FibsName = "sparring"
-    opponent_level: LevelName = "beginner"
+    opponent_level: LevelChoice = "beginner"  # as engine.level: a name or {fibs_rating: R}
     timeout_s: Annotated[float, Field(gt=0)] = 1800.0
 
 
@@ -234,8 +233,8 @@ def find(path: Path | None = None, environ: dict[str, str] | None = None,
         return local, f"./{LOCAL_NAME}"
     if env.get(ENV_VAR):
         return Path(env[ENV_VAR]), f"${ENV_VAR}"
-    return DEFAULT_PATH, (f"the shipped defaults: no ./{LOCAL_NAME} and ${ENV_VAR} unset "
-                          f"(`fibsbot init` writes a {LOCAL_NAME} here to edit)")
+    return DEFAULT_PATH, (f"the shipped defaults: no ./{LOCAL_NAME} and ${ENV_VAR} unset; "
+                          f"`fibsbot init` writes a {LOCAL_NAME} here to edit")
 
 
 def password(account: Account, environ: dict[str, str] | None = None) -> str:

@@ -25,7 +25,7 @@ from bot import status
 from bot.config import BotConfig
 from bot.player import Challenge, Decider, Player, outcome
 from bot.session import Opener, Session, telnet_opener
-from bot.yamlconfig import ConfigError
+from bot.yamlconfig import ConfigError, choice_name
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.level or args.opponent_level:
         data = cfg.model_dump()
         data["engine"]["level"] = args.level or data["engine"]["level"]
-        data["local"]["opponent_level"] = args.opponent_level or cfg.local.opponent_level
+        data["local"]["opponent_level"] = args.opponent_level or data["local"]["opponent_level"]
         cfg = BotConfig.model_validate(data)  # checks the level names
     if not args.local:
         if not cfg.account.user:
@@ -251,7 +251,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     result = player.results[-1]
     print(f"{player.name} played a {result.length}-point match against {result.opponent}: {outcome(result)} "
-          f"(level {cfg.engine.level_name} vs {cfg.local.opponent_level})")
+          f"(level {cfg.engine.level_name} vs {choice_name(cfg.local.opponent_level)})")
     print(f"record: {result.record.resolve() if result.record else None}")
     return 0
 

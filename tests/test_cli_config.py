@@ -18,7 +18,7 @@ from bot.config import BotConfig
 from bot.run import configure_logging
 from bot.tournament import config as tconfig
 from bot.tournament.cli import config_path
-from bot.yamlconfig import SHIPPED_EXAMPLES, ConfigError, shipped_config
+from bot.yamlconfig import SHIPPED_EXAMPLES, ConfigError, FibsRating, shipped_config
 
 MINE = "account:\n  user: Mine\n"
 
@@ -116,6 +116,8 @@ def test_one_level_choice_in_both_files(caplog: pytest.LogCaptureFixture) -> Non
     by_rating = BotConfig.model_validate({"engine": {"level": {"fibs_rating": 1650}}})
     assert by_rating.engine.level_name == "fibs-1650" and by_rating.engine.strength is not None
     assert "FIBS rating 1650" in by_rating.engine.describe_level()
+    sparring = BotConfig.model_validate({"local": {"opponent_level": {"fibs_rating": 1200}}}).local.opponent_level
+    assert isinstance(sparring, FibsRating) and sparring.fibs_rating == 1200
     player = {"name": "r", "level": {"fibs_rating": 1650}}
     new = tconfig.TournamentConfig.model_validate({"players": [player, {"name": "e", "level": "expert"}]})
     assert new.players[0].build().checker == by_rating.engine.playing_level().checker  # type: ignore[union-attr]
