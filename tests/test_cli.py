@@ -165,3 +165,15 @@ def test_run_local_refuses_a_zero_length(capsys: pytest.CaptureFixture[str]) -> 
         main(["run", "--local", "--length", "0"])
     assert exit_.value.code == 2
     assert "at least 1 point" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("exc, line", [(TimeoutError(), "fibsbot convert: TimeoutError"),
+                                       (FileNotFoundError("no such\nfile"), "fibsbot convert: no such file")])
+def test_a_named_error_is_always_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                          exc: Exception, line: str) -> None:
+    def failing(args: object) -> int:
+        raise exc
+
+    monkeypatch.setattr(command_module("convert"), "run", failing)
+    assert main(["convert", "a.sgf", "b.mat"]) == 2
+    assert capsys.readouterr().err.splitlines() == [line]

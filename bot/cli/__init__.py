@@ -141,10 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not _named(exc):
             raise
-        print(f"{prefix}: {exc}", file=sys.stderr)
+        text = " ".join(str(exc).split("\n")) or exc.__class__.__name__  # one line; TimeoutError() says nothing
+        print(f"{prefix}: {text}", file=sys.stderr)
         return 2
-
-
-def entry() -> None:
-    """The console script: ``sys.exit(main())``."""
-    sys.exit(main())
