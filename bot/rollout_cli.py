@@ -47,7 +47,7 @@ def settings_of(args: argparse.Namespace) -> RolloutSettings:
 
 def best_plays(engine: Any, position: Any, match: Any, dice: tuple[int, int], k: int) -> list[Any]:
     """The ``k`` best plays by 0-ply (Expert), gnubg's candidates for a rollout."""
-    return [c.move for c in engine.best_move(position, dice, match, "expert").candidates[:k]]
+    return [c.move for c in engine.best_move(position=position, dice=dice, match=match, level="expert").candidates[:k]]
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:

@@ -37,7 +37,7 @@ def test_every_decision_has_its_ids_and_hint_agrees(capsys: pytest.CaptureFixtur
         match = MatchState.from_match_id(d["match_id"])
         assert match.dice == tuple(d["dice"]) and match.length == 3
         assert from_xgid(d["xgid"]) == (position, match)
-        best = engine.best_move(position, match.dice, match, "expert").candidates[0].move  # type: ignore[arg-type]
+        best = engine.best_move(position=position, dice=match.dice, match=match, level="expert").candidates[0].move
         assert str(best) == d["best"]  # the analysis's best play, found again from the IDs alone
     for d in decisions:
         if d["kind"] in ("take", "pass"):

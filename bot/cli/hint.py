@@ -51,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(str(exc)) from None
         print(f"FIBS rating {args.rating:g}: {strength.describe()}")
         level = strength.setting.level(f"fibs-{args.rating:g}")
-    print(format_hint(Engine(), position, match, dice, level))
+    print(format_hint(Engine(), position, match=match, dice=dice, level=level))
     return 0
