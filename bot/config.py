@@ -20,16 +20,31 @@ import os
 import re
 import string
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.yamlconfig import ConfigError, LevelName, StrictSection, load_yaml, shipped_config
-from engine.errors import DataFileError
+from bot.yamlconfig import (
+    ConfigError,
+    FibsRating,
+    LevelChoice,
+    StrictSection,
+    choice_name,
+    choose_level,
+    deprecated_key,
+    describe_choice,
+    load_yaml,
+    shipped_config,
+)
 from engine.levels import Level
-from engine.strength import Strength, shipped_table
 
 DEFAULT_PATH = shipped_config("bot.yaml")
+"""The shipped, commented defaults (what ``fibsbot init`` copies out)."""
+ENV_VAR = "FIBSBOT_CONFIG"
+LOCAL_NAME = "bot.yaml"
+GREETING = ("Hi {opponent}, I am a computer program (fibsbot, level {level}). Good luck! "
+            "If I stop responding, kibitz 'move'.")
+GOODBYE = "Thanks for the match, {opponent}."
 
 _NAME = re.compile(r"[A-Za-z_]{1,40}")  # FIBS names: letters and underscores
 
@@ -78,54 +93,41 @@ class Account(StrictSection):
     address: Annotated[str, AfterValidator(_word)] | None = None
 
 
-class StrengthChoice(StrictSection):
-    """Play at a FIBS rating: the setting comes from the shipped strength table."""
-
-    fibs_rating: float
-
-    @model_validator(mode="after")
-    def _covered(self) -> StrengthChoice:
-        self.chosen()  # a rating the table does not cover is an error naming the range
-        return self
-
-    def chosen(self) -> Strength:
-        try:
-            return shipped_table().for_rating(self.fibs_rating)
-        except DataFileError as exc:
-            raise ValueError(str(exc)) from None
-
-
 class EngineSettings(StrictSection):
-    level: LevelName = "expert"
-    strength: StrengthChoice | None = None  # instead of level: {fibs_rating: 1650}
+    level: LevelChoice = "expert"  # a level's name, or {fibs_rating: 1650}
     data_dir: Path | None = None
     deadline_s: Annotated[float, Field(gt=0)] = 60.0
     think_time_s: tuple[Seconds, Seconds] = (0.0, 0.0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_strength(cls, data: Any) -> Any:
+        # the old shape: `strength: {fibs_rating: 1650}` beside `level`
+        return deprecated_key(data, "strength", "engine.", "{fibs_rating: R}", default="expert")
 
     @model_validator(mode="after")
     def _ordered(self) -> EngineSettings:
         if self.think_time_s[0] > self.think_time_s[1]:
             raise ValueError("think_time_s is [min, max] with min <= max")
-        if self.strength is not None and self.level != "expert":
-            raise ValueError("give engine.level or engine.strength, not both")
         return self
+
+    @property
+    def strength(self) -> FibsRating | None:
+        """The FIBS rating played at, if the level is chosen by rating."""
+        return None if isinstance(self.level, str) else self.level
 
     @property
     def level_name(self) -> str:
         """The level's name, or ``fibs-RATING`` when playing by strength."""
-        return self.level if self.strength is None else f"fibs-{self.strength.fibs_rating:g}"
+        return choice_name(self.level)
 
     def playing_level(self) -> str | Level:
         """What the engine plays: the level, or the setting chosen for the FIBS rating."""
-        if self.strength is None:
-            return self.level
-        return self.strength.chosen().setting.level(self.level_name)
+        return self.level if isinstance(self.level, str) else choose_level(self.level)
 
     def describe_level(self) -> str:
         """The level in words (``tell level``, the startup log)."""
-        if self.strength is None:
-            return f"gnubg's {self.level} level"
-        return f"FIBS rating {self.strength.fibs_rating:g}, {self.strength.chosen().describe()}"
+        return describe_choice(self.level)
 
 
 class Connection(StrictSection):
@@ -163,8 +165,8 @@ class Invitations(StrictSection):
 
 class Play(StrictSection):
     offer_resignations: bool = True
-    greeting: Template = ""
-    goodbye: Template = ""
+    greeting: Template = GREETING  # a bot on FIBS says it is a program (as the shipped file); "" = say nothing
+    goodbye: Template = GOODBYE
     silent: bool = True
     drain: Literal["finish", "save"] = "finish"
     drain_timeout_s: Seconds = 900.0
@@ -188,7 +190,7 @@ class Local(StrictSection):
     port: Annotated[int, Field(ge=0, le=65535)] = 0
     length: Annotated[int, Field(ge=1)] = 3
     opponent: FibsName = "sparring"
-    opponent_level: LevelName = "beginner"
+    opponent_level: LevelChoice = "beginner"  # as engine.level: a name or {fibs_rating: R}
     timeout_s: Annotated[float, Field(gt=0)] = 1800.0
 
 
@@ -213,6 +215,26 @@ class BotConfig(StrictSection):
 def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> BotConfig:
     """Read and validate a YAML config; ConfigError names the file and the key."""
     return load_yaml(path, BotConfig)
+
+
+def find(path: Path | None = None, environ: dict[str, str] | None = None,
+         folder: Path | None = None) -> tuple[Path, str]:
+    """The config to use and why: ``path`` if given, else ./bot.yaml, else $FIBSBOT_CONFIG,
+    else the shipped defaults (said so: they have no account).
+
+    >>> find(Path("mine.yaml"))
+    (PosixPath('mine.yaml'), 'given')
+    """
+    env = os.environ if environ is None else environ
+    if path is not None:
+        return path, "given"
+    local = (folder or Path(".")) / LOCAL_NAME
+    if local.is_file():
+        return local, f"./{LOCAL_NAME}"
+    if env.get(ENV_VAR):
+        return Path(env[ENV_VAR]), f"${ENV_VAR}"
+    return DEFAULT_PATH, (f"the shipped defaults: no ./{LOCAL_NAME} and ${ENV_VAR} unset; "
+                          f"`fibsbot init` writes a {LOCAL_NAME} here to edit")
 
 
 def password(account: Account, environ: dict[str, str] | None = None) -> str:

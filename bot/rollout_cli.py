@@ -1,4 +1,5 @@
-"""`fibsbot rollout`: gnubg's rollouts from the command line (engine/rollout.py).
+"""`fibsbot rollout`: gnubg's rollouts from the command line (engine/rollout.py); its
+arguments are registered by :mod:`bot.cli.rollout`.
 
 A rich progress bar shows the running equities with their standard errors
 and the time left; the result is a table like gnubg's (or JSON with
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,48 +22,20 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from bot.cli.errors import CommandError
+from bot.cli.ids import parse_gnubg_id
+from bot.cli.rollout_options import DEFAULT_PLAYS
 from engine.records import atomic_write
-from engine.rollout import OUTPUTS, CandidateResult, RolloutJob, RolloutResult, RolloutSettings, run
+from engine.rollout import (
+    OUTPUTS,
+    CandidateResult,
+    RolloutJob,
+    RolloutResult,
+    RolloutSettings,
+    run,
+)
 
 SAVE_FORMAT = "fibsbot-rollout/1"
-DEFAULT_PLAYS = 5
-
-
-def add_rollout_arguments(p: argparse.ArgumentParser, *, for_hint: bool = False) -> None:
-    """The rollout settings' flags (``fibsbot rollout``; ``hint --rollout`` takes them too)."""
-    p.add_argument("--trials", type=int, default=1296, help="trials (games) per candidate (default 1296)")
-    if not for_hint:  # hint has its own --level
-        p.add_argument("--level", default="expert", help="chequer play of both sides (default expert)")
-    p.add_argument("--cube-level", default=None, help="cube decisions (default: --level)")
-    p.add_argument("--truncate", type=int, default=None, metavar="N", help="stop each trial after N half-moves")
-    p.add_argument("--seed", type=int, default=0, help="dice seed (gnubg's `set rollout seed`)")
-    p.add_argument("--no-quasi-random", action="store_true", help="plain random dice (no rotation)")
-    p.add_argument("--no-variance-reduction", action="store_true", help="no luck correction")
-    p.add_argument("--cubeless", action="store_true", help="a cubeless rollout")
-    p.add_argument("--stop-se", type=float, default=None, metavar="SE",
-                   help="stop once the equities' standard errors are at most SE (after --min-trials)")
-    p.add_argument("--min-trials", type=int, default=324, help="trials before --stop-se applies (default 324)")
-    p.add_argument("--threads", type=int, default=None, help="threads (default: every core)")
-    if not for_hint:
-        p.add_argument("--executor", choices=("threads", "dask"), default="threads",
-                       help="threads of this process, or trial ranges on a Dask cluster")
-        p.add_argument("--scheduler", default=None, help="the Dask scheduler's address (--executor dask)")
-        p.add_argument("--json", action="store_true", help="print the result as JSON")
-        p.add_argument("--save", type=Path, default=None, metavar="FILE",
-                       help="keep the trials done in FILE and resume from it")
-
-
-def add_rollout_parser(sub: Any, parse_id: Callable[[str], Any], parse_dice: Callable[[str], Any]) -> None:
-    """Registers `fibsbot rollout` (bot/cli.py passes its ID and dice parsers)."""
-    p = sub.add_parser("rollout", help="roll out a position, the plays of a roll or a cube decision (gnubg's rollouts)")
-    p.add_argument("id", help="gnubg position ID, POSITIONID:MATCHID, or XGID=...")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--dice", type=parse_dice, help="roll out the best plays of this roll, e.g. 31")
-    what.add_argument("--cube", action="store_true", help="roll out the cube decision of the side on roll")
-    p.add_argument("--plays", type=int, default=DEFAULT_PLAYS, metavar="K",
-                   help=f"with --dice: the K best plays by 0-ply (default {DEFAULT_PLAYS})")
-    add_rollout_arguments(p)
-    p.set_defaults(run=cmd_rollout, parse_id=parse_id)
 
 
 def settings_of(args: argparse.Namespace) -> RolloutSettings:
@@ -74,7 +47,7 @@ def settings_of(args: argparse.Namespace) -> RolloutSettings:
 
 def best_plays(engine: Any, position: Any, match: Any, dice: tuple[int, int], k: int) -> list[Any]:
     """The ``k`` best plays by 0-ply (Expert), gnubg's candidates for a rollout."""
-    return [c.move for c in engine.best_move(position, dice, match, "expert").candidates[:k]]
+    return [c.move for c in engine.best_move(position=position, dice=dice, match=match, level="expert").candidates[:k]]
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
@@ -87,7 +60,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
             raise ValueError("--plays must be at least 1")
         if args.executor == "dask" and not args.scheduler:
             raise ValueError("--executor dask needs --scheduler ADDRESS")
-        position, match = args.parse_id(args.id)
+        position, match = parse_gnubg_id(args.id)
         engine = Engine()
         candidates: Any = None
         if args.cube:
@@ -100,17 +73,27 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         job = RolloutJob.of(position, match, candidates, settings)
         done = load_saved(args.save, job) if args.save else None
     except ValueError as exc:
-        print(f"fibsbot rollout: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
+    dask = None
+    if args.executor == "dask":
+        from bot.tournament.executors import DaskRollout
+
+        try:
+            dask = DaskRollout(args.scheduler)
+        except RuntimeError as exc:  # Dask's distributed package is not installed
+            raise CommandError(str(exc)) from None
     save = (lambda values: write_saved(args.save, job, values)) if args.save else None
     console = Console(stderr=True)
-    with RolloutProgress(console, job, quiet=args.json) as bar:
-        if args.executor == "dask":
-            from bot.tournament.executors import DaskRollout
-
-            result = DaskRollout(args.scheduler).run(engine, job, done=done, progress=bar.update, on_chunk=save)
-        else:
-            result = run(engine, job, threads=args.threads, progress=bar.update, done=done, on_chunk=save)
+    try:
+        with RolloutProgress(console, job, quiet=args.json) as bar:
+            if dask is not None:
+                result = dask.run(engine, job, done=done, progress=bar.update, on_chunk=save)
+            else:
+                result = run(engine, job, threads=args.threads, progress=bar.update, done=done, on_chunk=save)
+    except KeyboardInterrupt:
+        kept = f"; the trials done are kept in {args.save}: the same command resumes" if args.save else ""
+        print(f"fibsbot rollout: interrupted{kept}", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(result.as_json()))
     else:

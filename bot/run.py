@@ -24,8 +24,8 @@ from bot import config as bot_config
 from bot import status
 from bot.config import BotConfig
 from bot.player import Challenge, Decider, Player, outcome
-from bot.session import LoginFailed, Opener, Session, telnet_opener
-from bot.yamlconfig import ConfigError
+from bot.session import Opener, Session, telnet_opener
+from bot.yamlconfig import ConfigError, choice_name
 
 log = logging.getLogger(__name__)
 
@@ -101,13 +101,13 @@ def local_players(cfg: BotConfig, ours: Decider, theirs: Decider, *, matches: in
     us, them = cfg.account.user or "fibsbot", cfg.local.opponent
     if us == them:
         raise ConfigError(f"local.opponent and account.user are both {us!r}")
-    length = length or cfg.local.length
+    length = cfg.local.length if length is None else length
     if not cfg.invitations.min_length <= length <= cfg.invitations.max_length:
         raise ConfigError(f"a {length}-point match is outside invitations.min_length..max_length "
                           f"({cfg.invitations.min_length}..{cfg.invitations.max_length}): the bot would decline it")
     sparring_cfg = cfg.model_copy(update={
         "account": cfg.account.model_copy(update={"user": them, "address": None}),
-        "engine": cfg.engine.model_copy(update={"level": cfg.local.opponent_level, "strength": None}),
+        "engine": cfg.engine.model_copy(update={"level": cfg.local.opponent_level}),
         "play": cfg.play.model_copy(update={"greeting": "", "goodbye": ""}),
     })
     return (Player(cfg.model_copy(update={"account": cfg.account.model_copy(update={"user": us})}), ours),
@@ -197,8 +197,10 @@ async def _run_fibs(cfg: BotConfig, password: str) -> int:
     return 0
 
 
-def configure_logging(level: str, log_file: Path | None) -> None:
-    """stderr, and with ``log_file`` also a rotating file (10 MB x 5) of the same lines."""
+def configure_logging(level: str | None, log_file: Path | None) -> None:
+    """stderr, and with ``log_file`` also a rotating file (10 MB x 5) of the same lines.
+    The level defaults to INFO with a log file (an operator's record), WARNING without."""
+    level = level or ("INFO" if log_file is not None else "WARNING")
     handlers: list[logging.Handler] = [logging.StreamHandler()]
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -208,35 +210,36 @@ def configure_logging(level: str, log_file: Path | None) -> None:
                         handlers=handlers, force=True)
 
 
+def load_config(path: Path | None) -> tuple[Path, BotConfig]:
+    """The config in use (:func:`bot.config.find`), named on stderr, and its settings."""
+    where, why = bot_config.find(path)
+    if why != "given":
+        print(f"fibsbot: config {where} ({why})", file=sys.stderr)
+    return where, bot_config.load(where)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         configure_logging(args.log_level, args.log_file)
     except OSError as exc:
-        print(f"fibsbot: log file {args.log_file}: {exc.strerror}", file=sys.stderr)
-        return 2
+        raise ConfigError(f"log file {args.log_file}: {exc.strerror}") from None
+    path, cfg = load_config(args.config)
+    if args.status_port is not None:
+        cfg = cfg.model_copy(update={"status": cfg.status.model_copy(update={"port": args.status_port})})
+    if args.level or args.opponent_level:
+        data = cfg.model_dump()
+        data["engine"]["level"] = args.level or data["engine"]["level"]
+        data["local"]["opponent_level"] = args.opponent_level or data["local"]["opponent_level"]
+        cfg = BotConfig.model_validate(data)  # checks the level names
+    if not args.local:
+        if not cfg.account.user:
+            raise ConfigError(f"{path}: account.user is empty (or use --local)")
+        return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
+    decider = engine_decider(cfg)
+    timer = status.TimedDecider(decider)
+    player, sparring = local_players(cfg, timer, decider, length=args.length)
     try:
-        cfg = bot_config.load(args.config)
-        if args.status_port is not None:
-            cfg = cfg.model_copy(update={"status": cfg.status.model_copy(update={"port": args.status_port})})
-        if args.level or args.opponent_level:
-            data = cfg.model_dump()
-            data["engine"]["level"] = args.level or cfg.engine.level
-            data["local"]["opponent_level"] = args.opponent_level or cfg.local.opponent_level
-            cfg = BotConfig.model_validate(data)  # checks the level names
-        if not args.local:
-            if not cfg.account.user:
-                raise ConfigError(f"{args.config}: account.user is empty (or use --local)")
-            return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
-        decider = engine_decider(cfg)
-        timer = status.TimedDecider(decider)
-        player, sparring = local_players(cfg, timer, decider, length=args.length)
         asyncio.run(play_local(player, sparring, signals=True, timer=timer))
-    except ConfigError as exc:
-        print(f"fibsbot: {exc}", file=sys.stderr)
-        return 2
-    except LoginFailed as exc:
-        print(f"fibsbot: {exc}", file=sys.stderr)
-        return 2
     except TimeoutError:
         print("fibsbot: the local match did not finish in time", file=sys.stderr)
         return 1
@@ -248,50 +251,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     result = player.results[-1]
     print(f"{player.name} played a {result.length}-point match against {result.opponent}: {outcome(result)} "
-          f"(level {cfg.engine.level} vs {cfg.local.opponent_level})")
+          f"(level {cfg.engine.level_name} vs {choice_name(cfg.local.opponent_level)})")
     print(f"record: {result.record.resolve() if result.record else None}")
     return 0
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
-    try:
-        cfg = bot_config.load(args.config)
-    except (ConfigError, OSError) as exc:
-        print(f"fibsbot: {exc}", file=sys.stderr)
-        return 2
+    path, cfg = load_config(args.config)
     user = cfg.account.user or "(none: only --local)"
     limits = cfg.invitations
-    print(f"{args.config}: ok")
-    print(f"  account {user} at {cfg.server.host}:{cfg.server.port}, level {cfg.engine.level}")
+    print(f"{path}: ok")
+    print(f"  account {user} at {cfg.server.host}:{cfg.server.port}, level {cfg.engine.level_name}")
     print(f"  accepts {limits.min_length}-{limits.max_length} points, unlimited "
           f"{'yes' if limits.unlimited else 'no'}; records in {cfg.records.dir}")
     return 0
-
-
-def _config_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", nargs="?", type=Path, default=bot_config.DEFAULT_PATH,
-                        help=f"the YAML settings (default: {bot_config.DEFAULT_PATH})")
-
-
-def add_run_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    run = subparsers.add_parser("run", help="play on FIBS, or one local match with --local")
-    _config_argument(run)
-    run.add_argument("--local", action="store_true",
-                     help="start a local server in this process and play one match against a sparring bot")
-    run.add_argument("--level", help="our engine level (default: the config's engine.level)")
-    run.add_argument("--opponent-level", help="the sparring bot's level with --local (default: local.opponent_level)")
-    run.add_argument("--length", type=int, help="match length with --local (default: local.length)")
-    run.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    run.add_argument("--log-file", type=Path, help="also write the log to this file (rotated at 10 MB, 5 kept)")
-    run.add_argument("--status-port", type=int,
-                     help="the status endpoint's port (default: the config's status.port; 0 = off)")
-    run.set_defaults(run=cmd_run)
-
-
-def add_config_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cfg = subparsers.add_parser("config", help="check a bot config file")
-    actions = cfg.add_subparsers(dest="config_command", required=True)
-    check = actions.add_parser("check", help="validate the YAML (unknown keys are errors) and summarise it")
-    _config_argument(check)
-    check.set_defaults(run=cmd_config_check)
-

@@ -138,7 +138,7 @@ def test_analyse_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert [p["name"] for p in data["players"]] == ["alice", "bob"]
     alice = data["players"][0]
     assert alice["rating"] == analysis_rates.rating_label(alice["overall_rate_memg"] / 1000)
-    assert {"kind", "error", "skill", "luck"} <= data["decisions"][0].keys()
+    assert {"kind", "error", "skill", "luck", "position_id", "match_id", "xgid"} <= data["matches"][0]["decisions"][0].keys()
     assert main(["analyse", str(GOLDEN / "match_3pt.sgf"), "--level", "nonsense"]) == 2
 
 

@@ -36,10 +36,12 @@ def test_init_writes_configs_that_check_and_refuses_to_overwrite(tmp_path: Path,
     assert "already exist" in capsys.readouterr().err
 
 
-def test_version_names_kernel_and_data(capsys) -> None:
+def test_version_is_one_line_and_version_names_kernel_and_data(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("fibsbot ")
+    assert main(["version"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("fibsbot ") and "engine kernel: " in out and "gnubg.wd" in out and "Kazaross" in out
 
@@ -63,7 +65,7 @@ def test_wheel_from_sdist_installs_in_a_fresh_venv_and_runs_anywhere(tmp_path: P
     pip_out = _run([str(venv / "bin" / "pip"), "install", str(wheels[0])], work, env)
     assert "gnubg" not in pip_out.lower().replace("fibsbot", "")  # no gnubg package pulled in
     fibsbot = str(venv / "bin" / "fibsbot")
-    version = _run([fibsbot, "--version"], work, env)
+    version = _run([fibsbot, "version"], work, env)
     assert str(venv) in version and "gnubg_ts0.bd" in version  # the data inside the wheel
     assert "ok" in _run([fibsbot, "config", "check"], work, env)
     assert '"settings"' in _run([fibsbot, "calibrate", "--show", "--json"], work, env)  # the shipped table

@@ -85,7 +85,7 @@ def analysed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     shutil.copy(DATA / "match_3pt.sgf", sgf)
     out, data = folder / "match_3pt.html", folder / "match_3pt.json"
     assert main(["analyse", str(sgf), "--json", str(data), "--html", str(out)]) == 0
-    return sgf, json.loads(data.read_text()), out.read_text()
+    return sgf, json.loads(data.read_text())["matches"][0], out.read_text()
 
 
 def test_report_lists_every_decision_with_the_json_numbers(analysed: tuple[Path, dict[str, Any], str]) -> None:

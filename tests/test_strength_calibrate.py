@@ -203,8 +203,10 @@ def test_bot_config_by_fibs_rating(tmp_path: Path) -> None:
     assert chosen.checker.noise == shipped_table().for_rating(rating).setting.noise > 0
     assert chosen.cube.noise == chosen.checker.noise and cfg.engine.level_name == f"fibs-{rating:g}"
     assert f"FIBS rating {rating:g}" in cfg.engine.describe_level()
-    with pytest.raises(ConfigError, match=r"engine.strength.*outside what the strength table covers: \d"):
-        config(tmp_path, engine={"strength": {"fibs_rating": 5000}})
+    with pytest.raises(ConfigError, match=r"engine.level.*outside what the strength table covers: \d"):
+        config(tmp_path, engine={"strength": {"fibs_rating": 5000}})  # the old shape, still read
+    with pytest.raises(ConfigError, match=r"engine.level.*outside what the strength table covers: \d"):
+        config(tmp_path, engine={"level": {"fibs_rating": 5000}})
     with pytest.raises(ConfigError, match="not both"):
         config(tmp_path, engine={"level": "beginner", "strength": {"fibs_rating": rating}})
     with pytest.raises(ConfigError, match="fibs_ratin: unknown key"):
@@ -238,7 +240,7 @@ def test_tournament_player_by_fibs_rating() -> None:
                                                      {"name": "b", "level": "expert", "fibs_rating": rating}]})
     # players without a rating dump as before (old folders keep their fingerprint); a rated
     # player's fingerprint holds the setting the table chose
-    assert "fibs_rating" not in cfg.model_dump()["players"][0] and cfg.model_dump()["players"][1]["fibs_rating"]
+    assert cfg.model_dump()["players"][1]["level"] == {"fibs_rating": rating}
     again = TournamentConfig.model_validate(cfg.model_dump())
     assert again.fingerprint() == cfg.fingerprint()
     other = TournamentConfig.model_validate({"players": [{"name": "a", "level": "expert"},

@@ -1,6 +1,6 @@
-"""Pictures: board diagrams (SVG, PNG), HTML match reports and the operator's dashboard."""
+"""Pictures: board diagrams (SVG, PNG), HTML match reports and the operator's dashboard.
 
-from bot.report.diagram import Play, render_svg
-from bot.report.errors import ReportError
-
-__all__ = ["Play", "ReportError", "render_svg"]
+The modules: diagram (SVG), png, readback (SVG -> position), match_report (HTML),
+dashboard (the status port's page), cli (fibsbot diagram). Nothing is imported here, so
+that the command line loads only what a command needs.
+"""

@@ -5,36 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.report.diagram import WIDTH, Play, render_svg
-from bot.report.errors import ReportError
-from bot.report.files import atomic_write_bytes
-from engine.errors import BoardParseError, IllegalMoveError
-from engine.match import MatchState
-from engine.position import Move, Position
+from bot.cli.ids import parse_dice, parse_gnubg_id
 
+if TYPE_CHECKING:
+    from engine.position import Move, Position
 
-def parse_id(text: str) -> tuple[Position, MatchState | None]:
-    """``POSITIONID``, ``POSITIONID:MATCHID`` or ``XGID=...`` (BoardParseError if invalid)."""
-    if text.strip().startswith("XGID="):
-        from engine.xgid import from_xgid
-
-        return from_xgid(text)
-    pid, _, mid = text.strip().partition(":")
-    return Position.from_position_id(pid), MatchState.from_match_id(mid) if mid else None
-
-
-def _dice(text: str) -> tuple[int, int]:
-    if len(text) != 2 or not all(c in "123456" for c in text):
-        raise argparse.ArgumentTypeError(f"dice are two digits 1-6 such as 31, got {text!r}")
-    return int(text[0]), int(text[1])
+HELP = "draw a position (and plays) as an SVG or PNG board diagram"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from bot.report.diagram import WIDTH
+
     parser.add_argument("id", help="gnubg position ID, POSITIONID:MATCHID, or XGID=...")
     parser.add_argument("-o", "--output", required=True, type=Path, help="the picture to write: FILE.svg or FILE.png")
-    parser.add_argument("--dice", type=_dice, help="the roll to show, e.g. 31 (default: the match ID's)")
+    parser.add_argument("--dice", type=parse_dice, help="the roll to show, e.g. 31 (default: the match ID's)")
     parser.add_argument("--play", help='a play to draw as arrows, in gnubg notation, e.g. "8/5 6/5"')
     parser.add_argument("--best", action="store_true", help="also draw the engine's best play for the dice "
                                                             "(in another colour)")
@@ -57,7 +43,12 @@ def _legal(position: Position, move: Move, dice: tuple[int, int] | None) -> Move
 
 def build(args: argparse.Namespace) -> str:
     """The SVG the arguments ask for."""
-    position, match = parse_id(args.id)
+    from bot.report.diagram import Play, render_svg
+    from bot.report.errors import ReportError
+    from engine.match import MatchState
+    from engine.position import Move
+
+    position, match = parse_gnubg_id(args.id)
     dice = args.dice or (match.dice if match else None)
     plays: list[Play] = []
     if args.play:
@@ -79,6 +70,10 @@ def build(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.report.errors import ReportError
+    from bot.report.files import atomic_write_bytes
+    from engine.errors import BoardParseError, IllegalMoveError
+
     output: Path = args.output
     suffix = output.suffix.lower()
     try:
@@ -103,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
 
 def write_analyse_html(out: str, paths: list[str], analyses: list[Any], level: Any) -> int:
     """``fibsbot analyse --html OUT``: write the report(s); 0, or 2 after saying why not."""
+    from bot.report.errors import ReportError
     from bot.report.match_report import write_reports
+    from engine.errors import BoardParseError, IllegalMoveError
 
     try:
         written = write_reports(out, paths, analyses, level)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import secrets
 import sys
 import time
@@ -14,54 +13,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bot.yamlconfig import ConfigError
+from bot.cli.errors import CommandError
 from bot.tournament.results import ResultsMismatch
-
-
-def _floats(text: str) -> list[float]:
-    try:
-        return [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
-
-
-def _ints(text: str) -> list[int]:
-    values = _floats(text)
-    if any(v != int(v) or v < 0 for v in values):
-        raise argparse.ArgumentTypeError(f"expected whole numbers >= 0 separated by commas, got {text!r}")
-    return [int(v) for v in values]
-
-
-def add_calibrate_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "calibrate", help="calibrate playing strength by FIBS rating; --show the table; --verify it by play",
-        description="Play the calibration tournaments (self play analysed by a judge: the error-based rating; "
-                    "head to head against Expert and World class: the FIBS formula) and write the strength "
-                    "table and its plot. Rerun the same command to resume.")
-    p.add_argument("--output", type=Path, help="results folder (default: calibration, or calibration/verify-SEED)")
-    p.add_argument("--seed", type=int, help="dice seed (calibration default 1; --verify default: a fresh one)")
-    p.add_argument("--noise", type=_floats, default=[0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10],
-                   help="0-ply noise settings to calibrate (default 0,0.01,...,0.06,0.08,0.1)")
-    p.add_argument("--plies", type=_ints, default=[2], help="n-ply levels above Expert to calibrate (2 = World "
-                                                            "class, 3 = Grandmaster, 4 = 4ply; default 2)")
-    p.add_argument("--judge", default="world class", help="analysis level of the self-play matches")
-    p.add_argument("--self-play-lengths", type=_ints, default=[5, 7], help="self-play match lengths (default 5,7)")
-    p.add_argument("--self-play-matches", type=int, default=8,
-                   help="self-play matches per setting and length (default 8)")
-    p.add_argument("--length", type=int, default=5, help="head-to-head match length (default 5)")
-    p.add_argument("--matches", type=_ints, default=[3000, 100],
-                   help="head-to-head matches per setting against Expert,World class (default 3000,100)")
-    p.add_argument("--table", type=Path, help="the strength table to show or verify (default: the shipped one)")
-    p.add_argument("--show", action="store_true", help="print the strength table")
-    p.add_argument("--verify", type=_floats, metavar="R1,R2,...",
-                   help="play bots chosen for these FIBS ratings against the references on fresh dice")
-    p.add_argument("--half-width", type=float, default=55.0,
-                   help="--verify: match counts aim at this 95%% half-width (default 55)")
-    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local worker processes")
-    p.add_argument("--executor", choices=("local", "dask"), default="local")
-    p.add_argument("--scheduler", help="Dask scheduler address (--executor dask)")
-    p.set_defaults(run=cmd_calibrate)
+from bot.yamlconfig import ConfigError
 
 
 def _executor_factory(args: argparse.Namespace) -> Any:
@@ -77,7 +31,6 @@ def _executor_factory(args: argparse.Namespace) -> Any:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from engine.errors import DataFileError
     from engine.strength import StrengthTable
 
     try:
@@ -87,36 +40,45 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 return _show(table, args.json)
             return _verify(table, args)
         return _calibrate(args)
-    except (ConfigError, ResultsMismatch, ValueError, RuntimeError, DataFileError) as exc:
-        print(f"fibsbot calibrate: {exc}", file=sys.stderr)
-        return 2
+    except (ValueError, RuntimeError) as exc:  # bad settings, a worker died, Dask missing
+        if isinstance(exc, (ConfigError, ResultsMismatch)):
+            raise  # named: bot.cli prints them
+        raise CommandError(str(exc)) from None
+
+
+def row_name(setting: Any, rating: float) -> str:
+    """A row as a person chooses it: a gnubg level's name (``expert``, ``world class``), or the
+    FIBS rating that ``level: {fibs_rating: R}`` in bot.yaml / tournament.yaml plays at."""
+    return setting.name if setting.plies or setting.noise == 0.0 else f"rating {rating:.0f}"
 
 
 def _show(table: Any, as_json: bool) -> int:
     if as_json:
         print(json.dumps(table.show()))
         return 0
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=140)
     out = Table(title=f"Strength table ({table.command}, seed {table.seed})", title_justify="left")
-    for column in ("setting", "FIBS rating", "95% interval", "error rate (mEMG)", "error-based rating"):
-        out.add_column(column, justify="left" if column == "setting" else "right")
+    for column in ("level or rating", "FIBS rating", "95% interval", "error rate (mEMG)", "error-based rating",
+                   "setting"):
+        out.add_column(column, justify="left" if column in ("level or rating", "setting") else "right")
     rows = {(r["plies"], round(r["noise"], 6)): r for r in table.data["settings"]}
     for s in table.rows:
         raw = rows.get((s.setting.plies, s.setting.noise), {})
         a = raw.get("error_rating")
-        out.add_row(s.setting.name, f"{s.rating:.0f}", f"{s.low:.0f}..{s.high:.0f}", f"{s.error_rate:.1f}",
-                    "-" if a is None else f"{a:.0f} ({raw['error_rating_low']:.0f}..{raw['error_rating_high']:.0f})")
+        out.add_row(row_name(s.setting, s.rating), f"{s.rating:.0f}", f"{s.low:.0f}..{s.high:.0f}",
+                    f"{s.error_rate:.1f}",
+                    "-" if a is None else f"{a:.0f} ({raw['error_rating_low']:.0f}..{raw['error_rating_high']:.0f})",
+                    s.setting.name)
     console.print(out)
     for finding in table.data.get("findings", []):
-        console.print(f"finding: {finding}")
+        console.print(f"finding: {finding}", markup=False)
     return 0
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from bot.tournament import calibrate as cal
     from engine.records import atomic_write
     from engine.strength import Setting
-
-    from bot.tournament import calibrate as cal
 
     settings = tuple(Setting(noise=n) for n in args.noise) + tuple(Setting(plies=p) for p in args.plies)
     if len(args.matches) != 2:
@@ -143,7 +105,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         console.print(f"wrote {output / cal.TABLE_JSON} and {output / cal.PLOT_PNG}")
     else:
         console.print(f"wrote {output / cal.TABLE_JSON}; for the plot install matplotlib "
-                      "(pip install 'fibsbot[plot]') and rerun the same command")
+                      "(pip install 'fibsbot[plot]') and rerun the same command", markup=False)
     console.print(f"played {played.played} matches in {played.wall_s:.0f} s; "
                   f"{len(table['findings'])} findings")
     return 0

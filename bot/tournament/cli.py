@@ -1,4 +1,4 @@
-"""`fibsbot tournament` and `fibsbot analyse`: argument parsers and commands."""
+"""`fibsbot tournament` and `fibsbot analyse`: the commands (their arguments: :mod:`bot.cli`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import argparse
 import functools
 import json
 import multiprocessing
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from bot.yamlconfig import ConfigError
+from bot.cli.errors import CommandError
 from bot.tournament import config as tconfig
 from bot.tournament import report as reporting
-from bot.tournament.results import ResultsMismatch
+from bot.yamlconfig import shipped_config, shipped_instead
 
 if TYPE_CHECKING:
     from engine.analysis import MatchAnalysis
@@ -25,32 +24,25 @@ if TYPE_CHECKING:
     from engine.levels import Level
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def add_tournament_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("tournament", help="local self-play tournament between engine levels",
-                              description="Play engine against engine (no network) and report standings, "
-                                          "ratings and confidence intervals. Rerun to resume.")
-    p.add_argument("config", nargs="?", default=str(tconfig.DEFAULT_PATH), help="tournament YAML file")
-    p.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
-                   help="worker processes of the local executor (default: all cores)")
-    p.add_argument("--executor", choices=("local", "dask"), default="local")
-    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (--executor dask)")
-    p.add_argument("--output", type=Path, help="results folder (overrides the config's output)")
-    p.add_argument("--matches", type=_positive, help="matches per pairing (overrides the config)")
-    p.add_argument("--seed", type=int, help="tournament seed (overrides the config)")
-    p.add_argument("--quiet", action="store_true", help="no progress display")
-    p.set_defaults(run=cmd_tournament)
-
-
 def _console() -> Console:
     # logs and pipes get room for the tables; a terminal keeps its own width
     return Console() if sys.stdout.isatty() else Console(width=140)
+
+
+LOCAL_NAME = "tournament.yaml"
+
+
+def config_path(given: str | None) -> tuple[Path, str | None]:
+    """The tournament file to read and, when it is not the one named, why: no FILE reads
+    ./tournament.yaml, else the shipped one; a shipped example's name works from any folder."""
+    if given is None:
+        if Path(LOCAL_NAME).is_file():
+            return Path(LOCAL_NAME), None
+        return shipped_config(LOCAL_NAME), f"no ./{LOCAL_NAME}: the shipped one (`fibsbot init` writes a copy)"
+    shipped = shipped_instead(given)
+    if shipped is not None:
+        return shipped, f"no {given} here: the shipped example of that name"
+    return Path(given), None
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -58,8 +50,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from bot.tournament.runner import run
 
     console = _console()
+    path, why = config_path(args.config)
+    if why:
+        print(f"fibsbot tournament: config {path} ({why})", file=sys.stderr)
     try:
-        cfg = tconfig.load(args.config)
+        cfg = tconfig.load(path)
         overrides = {k: v for k, v in (("output", args.output), ("matches", args.matches), ("seed", args.seed))
                      if v is not None}
         if overrides:
@@ -67,19 +62,18 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         executor: Executor
         if args.executor == "dask":
             if not args.scheduler:
-                raise ConfigError("--executor dask needs --scheduler ADDRESS")
+                raise CommandError("--executor dask needs --scheduler ADDRESS")
             executor = DaskExecutor(args.scheduler)
         else:
             executor = LocalExecutor(args.workers)
         summary = run(cfg, executor, console, live=not args.quiet and console.is_terminal)
-    except (ConfigError, ResultsMismatch, RuntimeError) as exc:
-        print(f"fibsbot tournament: {exc}", file=sys.stderr)
-        return 2
+    except RuntimeError as exc:  # a worker died, or Dask is missing (the named errors: bot.cli)
+        raise CommandError(str(exc)) from None
     reporting.show(summary.report, console)
     files = reporting.write(summary.report, cfg.output)
     console.print(f"wrote {', '.join(str(f) for f in files)}; matches in {cfg.output / 'matches'}")
     if summary.report.get("ratings") and not reporting.can_plot():
-        console.print(reporting.PLOT_HINT)
+        console.print(reporting.PLOT_HINT, markup=False)  # [plot] is text, not a rich style
     console.print(f"played {summary.played} matches in {summary.wall_s:.1f} s "
                   f"({summary.matches_per_minute:.1f} matches/min); "
                   f"{summary.skipped + summary.played} of {summary.scheduled} done")
@@ -89,91 +83,75 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_analyse_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("analyse", help="analyse match records: errors, luck, error rates",
-                              description="gnubg-style analysis of every decision of a match (.sgf or .mat); "
-                                          "with several files, each player's totals over all of them.")
-    p.add_argument("match", nargs="+", help="match records (.sgf or .mat)")
-    p.add_argument("--level", help="analysis level (default expert = 0-ply); with --levels the judge "
-                                   "(default 4ply)")
-    p.add_argument("--json", metavar="FILE", help="also write the analysis as JSON ('-' = stdout, no tables)")
-    p.add_argument("--html", metavar="OUT", help="also write an HTML report: OUT.html for one record; for several, "
-                                                 "the folder OUT with index.html and a page per record")
-    p.add_argument("--all", action="store_true", help="list every decision, not only the errors (one match)")
-    p.add_argument("--workers", type=_positive, default=1,
-                   help="matches analysed side by side in worker processes, one search thread each "
-                        "(default 1: one match at a time on every core)")
-    compare = p.add_argument_group("paired comparison of levels (checker play)")
-    compare.add_argument("--levels", metavar="A,B,...",
-                         help="instead of analysing the played moves, let these levels (weakest first; 'all' = "
-                              "the nine) play every decision of the records and compare neighbours, judged at "
-                              "--level where their plays differ")
-    compare.add_argument("--min-differing", type=_positive, default=10,
-                         help="positions where a pair's plays differ at its first look (default 10); later "
-                              "looks at twice, four times... that, each with a stricter interval")
-    compare.add_argument("--max-positions", type=_positive, help="stop after this many positions")
-    compare.add_argument("--judge", choices=("search", "rollout"), default="search",
-                         help="score differing plays by a search at --level (default) or by rolling them out")
-    compare.add_argument("--judge-trials", type=_positive, default=144,
-                         help="--judge rollout: trials per play (default 144; Expert both sides)")
-    compare.add_argument("--seed", type=int, default=1, help="order in which the positions are visited")
-    p.set_defaults(run=cmd_analyse)
-
-
-def _analyse_file(lv: Level, threads: int | None, path: str) -> MatchAnalysis:
-    """One record's analysis (in a worker process when side by side)."""
+def _analyse_file(lv: Level, threads: int | None, path: str) -> tuple[MatchAnalysis, dict[str, Any]]:
+    """One record's analysis as JSON, each decision with its position's IDs (in a worker
+    process when side by side)."""
     from engine.analysis import analyse_match
     from engine.evaluator import Engine
     from engine.records import load
 
-    return analyse_match(Engine(), load(path), lv, threads=threads)
+    record = load(path)
+    analysis = analyse_match(Engine(), record, lv, threads=threads)
+    data = {"match": path, **analysis.as_dict()}
+    data["decisions"] = [{**d, **decision_ids(record, d)} for d in data["decisions"]]
+    return analysis, data
+
+
+def decision_ids(record: Any, decision: dict[str, Any]) -> dict[str, str]:
+    """gnubg's position ID, match ID (``hint``/``rollout`` take ``POSITIONID:MATCHID``) and the
+    XGID of the position a decision was made in: the roll's for a play, the doubler's (the
+    cube turned, the taker to decide) for a take or pass."""
+    from engine.analysis import match_state
+    from engine.xgid import to_xgid
+
+    game = record.games[decision["game"] - 1]
+    before = game.states[decision["action"]]
+    player = decision["player"]
+    if decision["kind"] in ("take", "pass"):
+        doubler = 1 - player
+        position = before.position(doubler)
+        match = match_state(record, game, before, doubler, turn=player, doubled=True)
+    else:
+        position = before.position(player)
+        dice = tuple(decision["dice"]) if decision["dice"] else None
+        match = match_state(record, game, before, player, dice=dice)
+    return {"position_id": position.position_id(), "match_id": match.match_id(), "xgid": to_xgid(position, match)}
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
+    from bot.cli.ids import level_named
     from engine.analysis import by_player, error_rate_order
-    from engine.errors import RecordParseError
-    from engine.levels import level
     from engine.records import atomic_write
 
     if args.levels:
         return cmd_compare(args)
-    try:
-        lv = level(args.level or "expert")
-    except ValueError as exc:
-        print(f"fibsbot analyse: {exc}", file=sys.stderr)
-        return 2
+    lv = level_named(args.level or "expert")
     workers = min(args.workers, len(args.match))
-    try:
-        if workers > 1:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                analyses = pool.map(functools.partial(_analyse_file, lv, 1), args.match, chunksize=1)
-        else:
-            analyses = [_analyse_file(lv, None, path) for path in args.match]
-    except (OSError, RecordParseError) as exc:
-        print(f"fibsbot analyse: {exc}", file=sys.stderr)
-        return 2
-    if len(analyses) == 1:
-        data = {"match": args.match[0], **analyses[0].as_dict()}
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            done = pool.map(functools.partial(_analyse_file, lv, 1), args.match, chunksize=1)
     else:
-        players = by_player(analyses)
-        data = {"matches": [{"match": m, **a.as_dict()} for m, a in zip(args.match, analyses)],
-                "level": analyses[0].level,
-                "players": [p.as_dict(0) for p in players],
-                "error_rate_order": error_rate_order(players)}
+        done = [_analyse_file(lv, None, path) for path in args.match]
+    # one shape for one record or several: the matches, and each player's totals over them
+    matches = [data for _, data in done]
+    players = by_player(analysis for analysis, _ in done)
+    data = {"level": matches[0]["level"], "matches": matches,
+            "players": matches[0]["players"] if len(matches) == 1 else [p.as_dict(0) for p in players],
+            "error_rate_order": error_rate_order(players)}
     if args.html:
         from bot.report.cli import write_analyse_html
 
-        if write_analyse_html(args.html, args.match, analyses, lv):
+        if write_analyse_html(args.html, args.match, [analysis for analysis, _ in done], lv):
             return 2
     if args.json == "-":
         print(json.dumps(data, indent=2))
         return 0
     console = _console()
-    if len(analyses) == 1:
+    if len(matches) == 1:
         console.print(_summary_table(data, args.match[0]))
-        console.print(_decisions_table(data, args.all))
+        console.print(_decisions_table(matches[0], args.all))
     else:
-        console.print(_summary_table(data, f"{len(analyses)} matches"))
+        console.print(_summary_table(data, f"{len(matches)} matches"))
         console.print("Error rates, lowest first: " + " < ".join(data["error_rate_order"]))
     if args.json:
         atomic_write(args.json, json.dumps(data, indent=2) + "\n")
@@ -198,12 +176,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
             judge = RolloutJudge(trials=args.judge_trials, seed=args.seed, level=args.level or "expert")
         spots = shuffled((s for path in args.match for s in checker_spots(load(path), Path(path).name)), args.seed)
-    except (ValueError, OSError, RecordParseError) as exc:
-        print(f"fibsbot analyse: {exc}", file=sys.stderr)
-        return 2
+    except ValueError as exc:  # a level's name or the judge's settings (the named errors: bot.cli)
+        if isinstance(exc, RecordParseError):
+            raise
+        raise CommandError(str(exc)) from None
     if len(levels) < 2:
-        print("fibsbot analyse: --levels needs at least two levels", file=sys.stderr)
-        return 2
+        raise CommandError("--levels needs at least two levels")
     spots = spots[:args.max_positions] if args.max_positions else spots
     console = _console()
     quiet = args.json == "-"
@@ -245,14 +223,26 @@ def _ranking_line(pairs: list[dict[str, Any]]) -> str:
     order = " > ".join([p["weaker"] for p in pairs] + [pairs[-1]["stronger"]])
     decided = [p for p in pairs if p["verdict"] == "in order"]
     reversed_ = [f"{p['weaker']} > {p['stronger']}" for p in pairs if p["verdict"] == "reversed"]
-    open_ = [f"{p['weaker']} > {p['stronger']} ({'leans ' + p['leaning'] if p['leaning'] != 'tied' else 'tied'})"
-             for p in pairs if p["verdict"] == "undecided"]
+    open_ = [f"{p['weaker']} > {p['stronger']} ({verdict_text(p)})" for p in pairs if p["verdict"] == "undecided"]
     line = f"Expected order, weakest first: {order}. Steps decided in order: {len(decided)} of {len(pairs)}"
     if open_:
-        line += "; undecided: " + ", ".join(open_)
+        line += "; still open: " + ", ".join(open_)
     if reversed_:
         line += "; reversed: " + ", ".join(reversed_)
     return line + "."
+
+
+def verdict_text(pair: dict[str, Any]) -> str:
+    """A pair's verdict in words that agree with its 95% interval: the sequential test decides
+    only at its looks, each at a stricter confidence, so an open pair whose 95% interval
+    already excludes 0 is said to lean that way, with the confidence the next look needs."""
+    if pair["verdict"] != "undecided":
+        return str(pair["verdict"])
+    low, high = pair["interval_memg"]
+    if low is not None and (low > 0 or high < 0):
+        needed = 1 - 0.05 / 2 ** (pair["looks"] + 1)
+        return f"{pair['leaning']} at 95%; the next look needs {100 * needed:.2f}%"
+    return "undecided" if pair["leaning"] == "tied" else f"undecided, leans {pair['leaning']}"
 
 
 def _comparison_table(data: dict[str, Any]) -> Table:
@@ -265,7 +255,7 @@ def _comparison_table(data: dict[str, Any]) -> Table:
         low, high = p["interval_memg"]
         interval = "-" if low is None else f"{low:+.3f} .. {high:+.3f}"
         table.add_row(p["weaker"], p["stronger"], str(p["positions"]), str(p["differing"]),
-                      f"{p['mean_difference_memg']:+.3f}", interval, p["verdict"])
+                      f"{p['mean_difference_memg']:+.3f}", interval, verdict_text(p))
     return table
 
 
@@ -296,11 +286,13 @@ def _summary_table(data: dict[str, Any], name: str) -> Table:
 def _decisions_table(data: dict[str, Any], everything: bool) -> Table:
     names = [p["name"] for p in data["players"]]
     table = Table(title="Decisions" if everything else "Errors (doubtful or worse)", title_justify="left")
-    for column in ("game", "player", "decision", "dice", "played", "best", "error", "skill"):
-        table.add_column(column, justify="right" if column in ("game", "error") else "left")
+    for column in ("game", "player", "decision", "dice", "played", "best", "error", "skill",
+                   "position ID:match ID"):
+        table.add_column(column, justify="right" if column in ("game", "error") else "left",
+                         no_wrap=column.startswith("position"))
     for d in data["decisions"]:
         if everything or d["skill"] != "none":
             dice = "" if d["dice"] is None else f"{d['dice'][0]}{d['dice'][1]}"
             table.add_row(str(d["game"]), names[d["player"]], d["kind"], dice, d["played"], d["best"],
-                          f"{d['error']:+.4f}", d["skill"])
+                          f"{d['error']:+.4f}", d["skill"], f"{d['position_id']}:{d['match_id']}")
     return table

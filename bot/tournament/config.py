@@ -24,12 +24,19 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from bot.yamlconfig import LevelName, StrictSection, load_yaml, shipped_config
-from engine.errors import DataFileError
-from engine.levels import FILTER_NAMES, EvalSettings, Level, level as _level
-from engine.strength import shipped_table
+from bot.yamlconfig import (
+    FibsRating,
+    LevelChoice,
+    LevelName,
+    StrictSection,
+    choose_level,
+    deprecated_key,
+    load_yaml,
+    shipped_config,
+)
+from engine.levels import FILTER_NAMES, EvalSettings, Level
 
 DEFAULT_PATH = shipped_config("tournament.yaml")
 
@@ -64,34 +71,24 @@ class Context(StrictSection):
 
 class Player(StrictSection):
     name: Annotated[str, AfterValidator(_player_name)]
-    level: LevelName | None = None
-    fibs_rating: float | None = None  # instead of level: the shipped strength table's setting
+    level: LevelChoice | None = None  # a level's name, or {fibs_rating: 1650}; default expert
     checker: Context | None = None
     cube: Context | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_rating(cls, data: Any) -> Any:
+        # the old shape: `fibs_rating: 1650` beside the name
+        return deprecated_key(data, "fibs_rating", "players[].", "{fibs_rating: R}")
+
     @model_validator(mode="after")
     def _something(self) -> Player:
-        if self.level is None and self.fibs_rating is None and self.checker is None and self.cube is None:
-            raise ValueError("give a level or a fibs_rating, or checker/cube settings (on top of expert)")
-        if self.level is not None and self.fibs_rating is not None:
-            raise ValueError("give a level or a fibs_rating, not both")
-        self._base()  # a rating the strength table does not cover is an error naming the range
+        if self.level is None and self.checker is None and self.cube is None:
+            raise ValueError("give a level (a name or {fibs_rating: R}), or checker/cube settings (on top of expert)")
         return self
 
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.fibs_rating is None:
-            del data["fibs_rating"]  # so that folders made before the key existed keep their fingerprint
-        return data
-
     def _base(self) -> Level:
-        if self.fibs_rating is None:
-            return _level(self.level or "expert")
-        try:
-            return shipped_table().for_rating(self.fibs_rating).setting.level()
-        except DataFileError as exc:
-            raise ValueError(str(exc)) from None
+        return choose_level(self.level or "expert")
 
     def build(self) -> Level:
         """The engine level this player plays at (labelled with the player's name)."""
@@ -155,7 +152,10 @@ class TournamentConfig(StrictSection):
         """A digest of everything that decides match results (not their number or
         the output folder), so a rerun may add matches but not change the rules."""
         fields = self.model_dump(mode="json", exclude={"matches", "output", "anchor"})
-        rated = {p.name: p.build().checker.noise for p in self.players if p.fibs_rating is not None}
+        for player in fields["players"]:  # a rated player in the shape folders were fingerprinted with
+            if isinstance(player["level"], dict):
+                player["level"], player["fibs_rating"] = None, player["level"]["fibs_rating"]
+        rated = {p.name: p.build().checker.noise for p in self.players if isinstance(p.level, FibsRating)}
         if rated:  # what they play comes from the strength table, which a release may change
             fields["strength_table_noise"] = rated
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
