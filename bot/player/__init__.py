@@ -42,6 +42,11 @@ __all__ = ["Challenge", "CubeChoice", "Decider", "Link", "MatchContext", "MatchR
 
 log = logging.getLogger(__name__)
 
+_NOTICES: tuple[type[clip.Error], ...] = (
+    clip.Error, clip.GameError, clip.MoveRefused, clip.NotYourTurn, clip.ResignPending, clip.NotPlaying, clip.Busy,
+    clip.NoSuchUser, clip.NoSavedMatch)
+"""The ``**`` notices, each typed by clip; the parts match on the type."""
+
 
 class Player(Context):
     """Plays matches on one FIBS account; see the module docstring. It holds the facts
@@ -65,7 +70,7 @@ class Player(Context):
             clip.PleaseMove: self.game.on_please_move,
             clip.Doubles: self.game.on_doubles,
             clip.ResignOffer: self.game.on_resign_offer,
-            clip.Error: self._on_error,
+            **{notice: self._on_error for notice in _NOTICES},
             clip.ResignRejected: self.game.on_resign_rejected,
             clip.GameStart: self.game.on_game_start,
             clip.GameWon: self.game.on_game_end,
@@ -156,9 +161,9 @@ class Player(Context):
     def _on_error(self, event: clip.Error) -> None:
         asked, self.resume_asked = self.resume_asked, None
         if self.match is None:
-            self.lobby.on_error(event.text, asked)
+            self.lobby.on_error(event, asked)
         else:
-            self.flow.on_error(event.text)
+            self.flow.on_error(event)
 
     def _on_match_start(self, event: clip.NewMatch | clip.MatchResumed) -> None:
         self.lobby.on_match_started()

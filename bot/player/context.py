@@ -59,6 +59,8 @@ class Context:
         self.ledger = Ledger(config.records.ledger) if records else None
         self.answer_pending = False  # a game command was sent and no board has come since
         self.resume_asked: str | None = None  # the last resume invitation awaiting its answer
+        self.unanswered: set[str] = set()
+        """Questions this server left unanswered once (``show savedcount`` on JIBS): not asked again."""
         self.on_task_failed: Callable[[], None] = lambda: None
         """Called when a task fails while connected (the player resynchronises on a board)."""
         self._link: Link | None = None

@@ -8,7 +8,6 @@ another match ends that belief), recorded, then handed to :class:`~bot.player.ga
 from __future__ import annotations
 
 import logging
-import re
 
 from bot import clip, commands, fibsboard
 from bot.fibsboard import FibsBoard
@@ -20,9 +19,6 @@ from bot.recorder import Recorder
 from engine.errors import BoardParseError
 
 log = logging.getLogger(__name__)
-
-_NOT_PLAYING = re.compile(r"You're not playing")
-
 
 class MatchFlow:
     """Starts, resumes, interruptions and ends of matches; the intake of boards."""
@@ -209,14 +205,14 @@ class MatchFlow:
         self.interrupt(m, f"{event.player} {event.reason}")
         self.life.match_over()
 
-    def on_error(self, text: str) -> None:
+    def on_error(self, event: clip.Error) -> None:
         """A ``**`` line during the match: the match is gone, or the game player judges it."""
         m = self.ctx.match
-        if m is not None and _NOT_PLAYING.match(text):
-            log.warning("server: ** %s: the match is no longer running", text)
+        if m is not None and isinstance(event, clip.NotPlaying):
+            log.warning("server: ** %s: the match is no longer running", event.text)
             self.interrupt(m, "not playing")
             return
-        self.game.on_error(text)
+        self.game.on_error(event)
 
     def on_disconnected(self) -> None:
         m = self.ctx.match

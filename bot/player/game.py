@@ -10,7 +10,6 @@ move is only ever sent if it is a legal play of the server's board for the serve
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Coroutine, Hashable
 from typing import Any
 
@@ -23,15 +22,6 @@ from engine.position import Move, Position
 
 log = logging.getLogger(__name__)
 
-_REFUSED = re.compile(r"You (?:can't move|must give|have to remove|can't remove)|Please don't give more"
-                      r"|move: legal words")
-# answers to a join or invite (a second invitation accepted, a resume raced): the game is untouched
-_INVITATION_ONLY = re.compile(r"You can't play two games at once|You are already playing\.|"
-                              r"is already playing with someone else|didn't invite you")
-# a ``**`` answer to a game command speaks of the game; notices about others do not
-_GAME_WORDS = re.compile(r"\b(?:move|moves|roll|rolled|dice|double|doubles|redouble|accept|reject|resign|turn|"
-                         r"cube|game|board|playing|pieces?|checkers?|bar|command|give)\b", re.IGNORECASE)
-_RESIGN_PENDING = re.compile(r"(\S+) wanted to resign\.")
 _MAX_REFRESHES = 4  # per decision; more means we and the server disagree for good
 
 
@@ -294,19 +284,19 @@ class GamePlayer:
             self._resign_offer = None
             self.refresh()  # the game goes on: whatever was ours to do still is
 
-    def on_error(self, text: str) -> None:
+    def on_error(self, event: clip.Error) -> None:
         """A ``**`` line during the match (one that does not end it)."""
         ctx = self.ctx
-        if _INVITATION_ONLY.search(text):
-            log.info("server: ** %s (an invitation, not the game)", text)
+        if isinstance(event, clip.Busy):
+            log.info("server: ** %s (an invitation, not the game)", event.text)
             return
-        if not (ctx.answer_pending and _GAME_WORDS.search(text)):
-            log.info("server: ** %s (answers no game command of ours: not a game error)", text)
+        if not (ctx.answer_pending and isinstance(event, clip.GameError)):
+            log.info("server: ** %s (answers no game command of ours: not a game error)", event.text)
             return
         ctx.answer_pending = False
-        if _REFUSED.search(text):
+        if isinstance(event, clip.MoveRefused):
             ctx.stats.refused_moves += 1
-            log.error("FIBS refused our move (%s): asking for the board", text)
+            log.error("FIBS refused our move (%s): asking for the board", event.text)
             if self._last_move is not None:
                 key, move = self._last_move
                 self._refused.setdefault(key, set()).add(move)
@@ -314,12 +304,11 @@ class GamePlayer:
                 ctx.match.recorder.move_refused()
             self.refresh()
             return
-        pending = _RESIGN_PENDING.match(text)
-        if pending and self._resign_offer is not None and ctx.board is not None:
+        if isinstance(event, clip.ResignPending) and self._resign_offer is not None and ctx.board is not None:
             self.invalidate()
             ctx.spawn(self._answer_resignation(self._resign_offer, ctx.board, self._act_id))
             return
-        log.warning("server: ** %s (during the match): asking for the board", text)
+        log.warning("server: ** %s (during the match): asking for the board", event.text)
         self.refresh()
 
     # -- games -------------------------------------------------------------------------
