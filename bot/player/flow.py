@@ -17,8 +17,11 @@ from bot.player.lifecycle import Lifecycle
 from bot.player.model import MatchContext, MatchResult, outcome
 from bot.recorder import Recorder
 from engine.errors import BoardParseError
+from engine.position import Position
 
 log = logging.getLogger(__name__)
+
+_INITIAL = Position.initial()
 
 class MatchFlow:
     """Starts, resumes, interruptions and ends of matches; the intake of boards."""
@@ -53,6 +56,8 @@ class MatchFlow:
             m = self._adopt(board)
         if m.length is None:
             m.length = _length(board)
+        if board.turn != 0 and m.between_games:
+            self._begin_game(m, board)
         if board.turn != 0 and not m.game_known:
             _settle_crawford(m, board)
         if m.recorder is None and ctx.records_dir is not None and board.turn != 0:
@@ -65,6 +70,46 @@ class MatchFlow:
                 m.recorder.board(board, m.crawford_game)
         m.resync = False
         self.game.on_board(board)
+
+    # -- games --------------------------------------------------------------------------
+
+    def _begin_game(self, m: MatchContext, board: FibsBoard) -> None:
+        """The first board of a game, whether "Starting a new game" came before it or not."""
+        m.between_games = False
+        m.opened = board.position == _INITIAL
+        m.game_known = False
+        self.game.new_game()
+
+    def on_game_start(self, event: clip.GameStart) -> None:
+        m = self.ctx.match
+        if m is None:
+            return
+        if m.opened:
+            m.opened = False
+            log.debug("the server announces the game its board began")
+            return
+        if not m.between_games:
+            log.warning("a new game with %s starts, the end of the last one was not seen", m.opponent)
+        m.between_games = True
+        m.game_known = False
+        self.game.new_game()
+
+    def on_game_end(self, event: clip.GameWon | clip.GiveUp | clip.ResignAccepted) -> None:
+        ctx = self.ctx
+        m = ctx.match
+        if m is not None:
+            ctx.stats.games += 1
+            m.between_games = True
+            m.opened = False
+            score = m.recorder.record.score() if m.recorder is not None and m.recorder.record.games else None
+            log.info("game with %s %s: %d point%s%s", m.opponent, "won" if event.winner == clip.YOU else "lost",
+                     event.points, "" if event.points == 1 else "s",
+                     f"; {score[1]}-{score[0]} in the record" if score else "")
+        self.game.game_over()
+
+    def on_play(self, event: clip.Moves | clip.CantMove) -> None:
+        if self.ctx.match is not None:
+            self.ctx.match.opened = False
 
     def index_record(self) -> None:
         """Name the running match's record in ``records/saved.json`` (a restart, even after

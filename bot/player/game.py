@@ -9,6 +9,7 @@ move is only ever sent if it is a legal play of the server's board for the serve
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Hashable
 from typing import Any
@@ -27,6 +28,9 @@ _MAX_REFRESHES = 4  # per decision; more means we and the server disagree for go
 
 class GamePlayer:
     """Turns, moves, the cube and resignations of the running game."""
+
+    PROMPT_WAIT_S = 3.0
+    """How long a board that says it is our turn waits for the server's prompt or roll."""
 
     RESIGN_ANSWER_S = 120.0
     """How long our resignation offer waits for its answer (the opponent may think) before it
@@ -61,6 +65,22 @@ class GamePlayer:
             self.act_on(board)
         elif board.turn != 0 and board.player_on_turn and board.dice:
             self._start_move(board)
+        elif board.turn != 0 and board.player_on_turn:
+            self._await_prompt(board)
+
+    def _await_prompt(self, board: FibsBoard) -> None:
+        """The board says it is our turn to roll (or to answer a double), and the server may
+        never prompt nor roll for us (BaldLies in a Crawford game): if nothing has happened
+        after a short wait, do what the board says."""
+        act_id = self._act_id
+
+        async def later() -> None:
+            await asyncio.sleep(self.PROMPT_WAIT_S)
+            ctx = self.ctx
+            if ctx.board is board and self._act_id == act_id and self._act_key is None and not ctx.answer_pending:
+                log.info("the board says it is our turn and the server neither prompts nor rolls: acting on it")
+                self.act_on(board)
+        self.ctx.spawn(later(), name="prompt")
 
     def act_on_next_board(self) -> None:
         """The next board is acted on whatever it shows (after a resume or a restart)."""
@@ -313,19 +333,16 @@ class GamePlayer:
 
     # -- games -------------------------------------------------------------------------
 
-    def on_game_start(self, event: clip.GameStart) -> None:
+    def new_game(self) -> None:
+        """A game begins: what was learnt about the last one is void."""
         m = self.ctx.match
-        if m is None:
-            return
-        m.game_known = False
-        m.resign_declined = 0
+        if m is not None:
+            m.resign_declined = 0
         self._refused.clear()
         self._please_move = None
         self.invalidate()
 
-    def on_game_end(self, event: clip.Event) -> None:
-        if self.ctx.match is not None:
-            self.ctx.stats.games += 1
+    def game_over(self) -> None:
         self._resign_offer = None
         self.invalidate()
 
