@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 
 THEM, US = 0, 1
 _INITIAL = Position.initial()
-RECONSTRUCTED = "dice not seen (connection lost); reconstructed from the position"
+RECONSTRUCTED = ("dice unknown: not seen (connection lost); the move is the server's, the dice written are one "
+                 "roll that plays it")
 LAPSED = "not answered: the server dropped the offer when the match was saved (connection lost)"
 
 
@@ -170,7 +171,9 @@ class Recorder:
             self._dice.clear()
             self._pending = None
             return
-        if isinstance(event, clip.Roll):
+        if isinstance(event, clip.MatchScore):
+            self._check_score(event)
+        elif isinstance(event, clip.Roll):
             self._dice[_who(event.player)] = event.dice
         elif isinstance(event, clip.OpeningRoll):
             self._dice[_who(event.player)] = (event.die, event.opponent_die)
@@ -290,8 +293,23 @@ class Recorder:
         self._expect_opening = bool(state.get("expect_opening", False))
         self._opened = bool(state.get("opened", False))
 
+    def _check_score(self, event: clip.MatchScore) -> None:
+        """``score in 7 point match: a-1 b-0`` after a game: say so if the record disagrees."""
+        them, us = self.record.players
+        scores = {event.player1: event.score1, event.player2: event.score2}
+        ours = scores.get(us, scores.get(clip.YOU))
+        if them not in scores or ours is None:
+            return  # another match's score (watching)
+        server = (scores[them], ours)
+        if server != self.record.score():
+            log.warning("record %s: the server says the score is %d-%d (%s-%s), the record says %d-%d",
+                        self.path, server[1], server[0], us, them, *self.record.score()[::-1])
+
     def _start_game(self, board: FibsBoard, crawford_game: bool) -> None:
         score = (board.opponent_score, board.player_score)
+        if self.record.games and score != self.record.score():
+            log.warning("record %s: the server says the score is %d-%d (us-them), the record says %d-%d",
+                        self.path, score[1], score[0], *self.record.score()[::-1])
         try:
             self.record.new_game(score, crawford_game)
         except ValueError as exc:
@@ -436,6 +454,10 @@ class Recorder:
         for dice in [seen] + rolls if seen else rolls:
             for move, after in before.legal_plays(*dice):
                 if fits(after if mover == US else after.swap()):
+                    if dice != seen:
+                        log.warning("record %s: game %d: the dice of %s's roll were not seen (connection lost); "
+                                    "the move %s is recorded with the dice marked unknown", self.path,
+                                    len(self.record.games), self.record.players[mover], move)
                     self._add(Roll(mover, dice, move, comment="" if dice == seen else RECONSTRUCTED))
                     return not self.broken
         return False

@@ -49,7 +49,7 @@ from bot.clip.play import (
     ReportMatchStart, ReportMatchResume, ReportMatchWin, LeftGame, SaveReason, GameSaved, Board,
 )
 from bot.clip.notice import (
-    GameError, MoveRefused, NotYourTurn, ResignPending, NotPlaying, Busy, NoSuchUser, NoSavedMatch,
+    GameError, MoveRefused, NotYourTurn, ResignPending, NotPlaying, Busy, NoSuchUser, NoSavedMatch, UnknownCommand,
 )
 from bot.clip.glue import clean, parse_all, parse
 from bot.clip.dialect import ANY, BALDLIES, DIALECTS, FIBS, JIBS, LOCAL, Dialect, Parser
@@ -73,6 +73,6 @@ __all__ = [
     "SavedCount", "GamesHeader", "GameListing", "ToggleHeader", "ToggleValue", "Toggled", "SettingsHeader",
     "SettingValue", "SettingChanged", "OldmovesScore", "OldmovesPlayers", "OldmovesLine", "RatingCalculation",
     "RatingsHeader", "RatingsRow", "GameError", "MoveRefused", "NotYourTurn", "ResignPending", "NotPlaying",
-    "Busy", "NoSuchUser", "NoSavedMatch", "ANY", "BALDLIES", "DIALECTS", "FIBS", "JIBS", "LOCAL", "Dialect",
+    "Busy", "NoSuchUser", "NoSavedMatch", "UnknownCommand", "ANY", "BALDLIES", "DIALECTS", "FIBS", "JIBS", "LOCAL", "Dialect",
     "Parser", "clean", "parse_all", "parse", "LineSplitter", "event_counts", "main",
 ]

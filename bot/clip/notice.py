@@ -73,6 +73,13 @@ class NoSavedMatch(Error):
     user: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class UnknownCommand(Error):
+    """``Unknown command: 'kibitz'``: this server lacks the command."""
+
+    command: str
+
+
 NoticeBuilder = Callable[[re.Match[str]], Event]
 
 _NAME = r"(?:Player )?(\S+?)"
@@ -95,6 +102,8 @@ NOTICE_RULES: list[tuple[str, NoticeBuilder]] = [
      lambda m: NoSuchUser(m[0], m[1] or m[2] or m[3])),
     (r"There(?:'s| is) no saved (?:match|game) with (\S+?)\..*|(?:You have )?no saved (?:match|game)"
      r"(?:es|s)? with (\S+?)\.?", lambda m: NoSavedMatch(m[0], m[1] or m[2])),
+    (r"(?i:unknown command|invalid command|no such command)[:,]? '?([A-Za-z]+)'?\.?",
+     lambda m: UnknownCommand(m[0], m[1].lower())),
     (r"(?:ERROR: )?Saved match is corrupt\..*", lambda m: NoSavedMatch(m[0], None)),
     # another wording of the same: it speaks of a saved match and says no
     (r"(?=.*\bsaved\b)(?=.*(?:\bno\b|\bnot\b|n't\b)).*", lambda m: NoSavedMatch(m[0], None)),

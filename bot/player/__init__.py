@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 _NOTICES: tuple[type[clip.Error], ...] = (
     clip.Error, clip.GameError, clip.MoveRefused, clip.NotYourTurn, clip.ResignPending, clip.NotPlaying, clip.Busy,
-    clip.NoSuchUser, clip.NoSavedMatch)
+    clip.NoSuchUser, clip.NoSavedMatch, clip.UnknownCommand)
 """The ``**`` notices, each typed by clip; the parts match on the type."""
 
 
@@ -150,8 +150,8 @@ class Player(Context):
     def handle(self, event: clip.Event) -> None:
         """One server event (the session calls this for every line)."""
         self.notify(event)
-        if not isinstance(event, clip.SavedMatch | clip.SavedHeader):
-            self.lobby.listing_ended()
+        if not isinstance(event, clip.SavedMatch | clip.SavedHeader | clip.Blank):
+            self.lobby.listing_ended()  # (some servers put blank lines between all lines)
         m = self.match
         if m is not None and m.recorder is not None:
             m.recorder.event(event)  # journaled before any command the event leads to
@@ -161,6 +161,9 @@ class Player(Context):
         self.flow.index_record()
 
     def _on_error(self, event: clip.Error) -> None:
+        if isinstance(event, clip.UnknownCommand):
+            self.flow.on_unknown_command(event)
+            return
         asked, self.resume_asked = self.resume_asked, None
         if self.match is None:
             self.lobby.on_error(event, asked)

@@ -30,6 +30,7 @@ class MatchFlow:
         self.ctx = ctx
         self.game = game
         self.life = life
+        self._greeting: tuple[str, str] | None = None  # the kibitzed greeting, told instead if kibitz is unknown
 
     # -- boards -------------------------------------------------------------------------
 
@@ -78,7 +79,7 @@ class MatchFlow:
         m.between_games = False
         m.opened = board.position == _INITIAL
         m.game_known = False
-        self.game.new_game()
+        self.game.new_game(announced=False)
 
     def on_game_start(self, event: clip.GameStart) -> None:
         m = self.ctx.match
@@ -175,7 +176,24 @@ class MatchFlow:
         log.info("match with %s (%s) begins", event.opponent, f"{event.length} points" if event.length else "unlimited")
         greeting = ctx.cfg.play.greeting
         if greeting:
-            ctx.send(commands.kibitz(greeting.format(opponent=event.opponent, level=ctx.level)))
+            self._greet(event.opponent, greeting.format(opponent=event.opponent, level=ctx.level))
+
+    def _greet(self, opponent: str, text: str) -> None:
+        """Kibitz the greeting; a tell to the opponent where the server lacks kibitz."""
+        ctx = self.ctx
+        if "kibitz" in ctx.unanswered:
+            ctx.send(commands.tell(opponent, text))
+            return
+        self._greeting = (opponent, text)
+        ctx.send(commands.kibitz(text))
+
+    def on_unknown_command(self, event: clip.UnknownCommand) -> None:
+        ctx = self.ctx
+        log.warning("the server does not know the command %r: not using it again", event.command)
+        ctx.unanswered.add(event.command)
+        greeting, self._greeting = self._greeting, None
+        if event.command == "kibitz" and greeting is not None:
+            ctx.send(commands.tell(*greeting))
 
     def on_resumed(self, event: clip.MatchResumed) -> None:
         ctx = self.ctx

@@ -308,10 +308,10 @@ class GamePlayer:
         """A ``**`` line during the match (one that does not end it)."""
         ctx = self.ctx
         if isinstance(event, clip.Busy):
-            log.info("server: ** %s (an invitation, not the game)", event.text)
+            log.debug("server: ** %s (an invitation, not the game)", event.text)
             return
         if not (ctx.answer_pending and isinstance(event, clip.GameError)):
-            log.info("server: ** %s (answers no game command of ours: not a game error)", event.text)
+            log.debug("server: ** %s (answers no game command of ours: not a game error)", event.text)
             return
         ctx.answer_pending = False
         if isinstance(event, clip.MoveRefused):
@@ -333,14 +333,16 @@ class GamePlayer:
 
     # -- games -------------------------------------------------------------------------
 
-    def new_game(self) -> None:
-        """A game begins: what was learnt about the last one is void."""
+    def new_game(self, *, announced: bool = True) -> None:
+        """A game begins: what was learnt about the last one is void; when it is announced
+        (not begun by its first board), so is any decision under way."""
         m = self.ctx.match
         if m is not None:
             m.resign_declined = 0
         self._refused.clear()
         self._please_move = None
-        self.invalidate()
+        if announced:
+            self.invalidate()
 
     def game_over(self) -> None:
         self._resign_offer = None

@@ -157,7 +157,7 @@ class Lobby:
             self._lapse(event.user or asked or "", event.text)
         if isinstance(event, clip.NoSuchUser):
             self._invited.pop(event.user, None)  # invite again as soon as they log in
-        log.info("server: ** %s", event.text)
+        log.debug("server: ** %s", event.text)
 
     def on_invite_sent(self, event: clip.InviteSent) -> None:
         if event.user == self.ctx.resume_asked:

@@ -275,7 +275,7 @@ class FibsServer:
             async for line in lines:
                 session.last_active = time.time()
                 try:
-                    dispatch(self, session, line, self.unanswered)
+                    dispatch(self, session, line, self.unanswered, self.wordings.missing)
                 except Exception:  # a bug in one command must not end the server or the session
                     log.exception("command %r of %s failed", line.split(" ", 1)[0], session.name)
                     session.send("** Sorry, that command failed.")

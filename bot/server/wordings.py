@@ -15,8 +15,8 @@ Traceback (most recent call last):
 ...
 ValueError: unknown wording 'nonsense' (known: baldlies, baldlies-banner, bare-lf, ...)
 
-``baldlies`` writes bear-offs as BaldLies does and does not roll a turn the player may not
-double (the board alone says whose roll it is):
+``baldlies`` writes bear-offs as BaldLies does, does not roll a turn the player may not
+double (the board alone says whose roll it is) and has no ``kibitz``:
 
 >>> Wordings.named(["baldlies"]).encode("bob moves 3-off 2-off .")
 b'bob moves 3-home 2-home .\\r\\n'
@@ -67,6 +67,8 @@ BEHAVIOURS = {
     # BaldLies: a turn on which the player may not double is neither rolled nor prompted;
     # the board alone says it is the player's turn to roll
     "silent-roll",
+    # BaldLies has no kibitz: "** Unknown command: 'kibitz'"
+    "no-kibitz",
 }
 GLUED = re.compile(r"board:.*|.* The cube shows \d+\.")
 ENDINGS = {
@@ -75,7 +77,7 @@ ENDINGS = {
 }
 PRESETS = {"jibs": ("move-no-blank", "match-end-no-blank", "who-end-blank", "bare-lf", "jibs-banner",
                     "jibs-dance", "jibs-dance-other", "late-game-start"),
-           "baldlies": ("baldlies-banner", "home-moves", "silent-roll")}
+           "baldlies": ("baldlies-banner", "home-moves", "silent-roll", "no-kibitz")}
 NAMES = sorted([*REWRITES, *ENDINGS, *PRESETS, *BEHAVIOURS, "glued"])
 _GAME_START = re.compile(r"Starting a new game with \S+\.")
 
@@ -101,6 +103,11 @@ class Wordings:
         endings = [ENDINGS[n] for n in chosen if n in ENDINGS]
         return cls((REWRITES[n] for n in chosen if n in REWRITES), endings[-1] if endings else b"\r\n",
                    glued="glued" in chosen, behaviours=(n for n in chosen if n in BEHAVIOURS))
+
+    @property
+    def missing(self) -> frozenset[str]:
+        """The commands this server lacks (answered as unknown)."""
+        return frozenset({"kibitz"}) if "no-kibitz" in self.behaviours else frozenset()
 
     @property
     def silent_roll(self) -> bool:
