@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import pathlib
 import socket
 import sys
@@ -16,7 +17,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit, until tests/conftest.py
 
 from botkit import FakeDecider, config  # noqa: E402
 
@@ -59,11 +60,11 @@ class Cuttable:
 async def match(tmp: pathlib.Path, wordings: list[str]) -> AsyncIterator[tuple[Player, Player, Cuttable]]:
     """Our bot and a sparring bot that invites it to one 7-point match, on a server with ``wordings``."""
     port = free_port()
-    fast = {"backoff_min_s": 0.05, "backoff_max_s": 0.2}
+    fast: dict[str, object] = {"backoff_min_s": 0.05, "backoff_max_s": 0.2}
     our_cfg = config(tmp / "us", connection=fast)
     their_cfg = config(tmp / "them", account={"user": "sparring"}, connection=fast)
-    us = Player(our_cfg, FakeDecider())
-    them = Player(their_cfg, FakeDecider(), challenge=Challenge("GnuBot", LENGTH, 1, retry_s=0.5))
+    us = Player(our_cfg, FakeDecider())  # type: ignore[arg-type]
+    them = Player(their_cfg, FakeDecider(), challenge=Challenge("GnuBot", LENGTH, 1, retry_s=0.5))  # type: ignore[arg-type]
     async with FibsServer(HOST, port, db_path=tmp / "server.db", seed=SEED, auto_register=True, scrypt_n=2**10,
                           wordings=wordings):
         sessions, tasks, openers = [], [], []
@@ -130,13 +131,23 @@ def _one_record(folder: pathlib.Path) -> pathlib.Path:
 @pytest.mark.parametrize("wordings", [[], ["jibs"], ["baldlies"], ["jibs", "glued", "blank-lines"]],
                          ids=["fibs", "jibs", "baldlies", "jibs-glued"])
 async def test_a_whole_match_with_a_drop_is_recorded_as_the_opponent_saw_it(
-        tmp_path: pathlib.Path, wordings: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: pathlib.Path, wordings: list[str], monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(GamePlayer, "PROMPT_WAIT_S", 0.2)  # BaldLies rolls for nobody: wait less in tests
+    caplog.set_level(logging.INFO)
     async with match(tmp_path, wordings) as (us, them, ours):
         await asyncio.wait_for(_mid_game(us), 120)
         ours.cut()  # a drop in the middle of a game: the server saves the match, the sparring bot resumes it
         await _finished(us)
         await _finished(them)
+        await asyncio.wait_for(us.settle(), 30)  # the ledger's rating
+    # an operator's log at INFO: one line per meaningful thing, the banner's lines not among them
+    info = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO and r.name.startswith("bot.")
+            and not r.name.startswith("bot.server")]
+    assert not [line for line in info if "ignoring a line" in line]
+    for words in ("GnuBot: logged in", "invited by sparring (rating", "match with sparring (7 points) begins",
+                  "game with sparring", "GnuBot: reconnecting", "match with sparring over", "rating 1500.00 ->"):
+        assert any(words in line for line in info), words
     assert us.results[0].won is not None and us.stats.logins >= 2
     assert us.stats.refused_moves == 0 and us.stats.illegal_blocked == 0
     ours_path, theirs_path = _one_record(tmp_path / "us" / "records"), _one_record(tmp_path / "them" / "records")

@@ -88,20 +88,20 @@ _GAME_WORDS = re.compile(r"\b(?:move|moves|roll|rolled|dice|double|doubles|redou
 
 NOTICE_RULES: list[tuple[str, NoticeBuilder]] = [
     # refusals of our move
-    (r"You (?:can't move|must give|have to remove|can't remove|can't bear off)\b.*|Please don't give more.*"
-     r"|(?:\S+ )?move: legal words.*", lambda m: MoveRefused(m[0])),
+    ((r"You (?:can't move|must give|have to remove|can't remove|can't bear off)\b.*|Please don't give more.*"
+     r"|(?:\S+ )?move: legal words.*"), lambda m: MoveRefused(m[0])),
     (r"It's not your turn\b.*|Please wait until \S+ has moved\.?", lambda m: NotYourTurn(m[0])),
     (r"(\S+) wanted to resign\..*", lambda m: ResignPending(m[0], m[1])),
     (r"You're not playing\.?", lambda m: NotPlaying(m[0])),
     # the answers to an invitation or a join that say "not now"
-    (rf"(?:Error: )?{_NAME} (?:is already playing(?: with someone else)?|is refusing games|is not ready"
-     r"|isn't ready|is away|is watching|didn't invite you|isn't logged in|is not logged in)\b.*",
+    ((rf"(?:Error: )?{_NAME} (?:is already playing(?: with someone else)?|is refusing games|is not ready"
+     r"|isn't ready|is away|is watching|didn't invite you|isn't logged in|is not logged in)\b.*"),
      lambda m: Busy(m[0], m[1])),
     (r"You (?:can't play two games at once|are already playing)\b.*", lambda m: Busy(m[0], None)),
     (r"(?:There is|There's) no one called (\S+?)\.?|Error: can't find player (\S+?)\.?|Don't know user (\S+?)\.",
      lambda m: NoSuchUser(m[0], m[1] or m[2] or m[3])),
-    (r"There(?:'s| is) no saved (?:match|game) with (\S+?)\..*|(?:You have )?no saved (?:match|game)"
-     r"(?:es|s)? with (\S+?)\.?", lambda m: NoSavedMatch(m[0], m[1] or m[2])),
+    ((r"There(?:'s| is) no saved (?:match|game) with (\S+?)\..*|(?:You have )?no saved (?:match|game)"
+     r"(?:es|s)? with (\S+?)\.?"), lambda m: NoSavedMatch(m[0], m[1] or m[2])),
     (r"(?i:unknown command|invalid command|no such command)[:,]? '?([A-Za-z]+)'?\.?",
      lambda m: UnknownCommand(m[0], m[1].lower())),
     (r"(?:ERROR: )?Saved match is corrupt\..*", lambda m: NoSavedMatch(m[0], None)),

@@ -124,7 +124,7 @@ class Context:
     async def settle(self, *, ledger: bool = True) -> None:
         """Wait until no decision or screening task is running; ``ledger=False`` does not
         wait for a ledger line's rating either."""
-        idle = ("challenge", "drain", "prompt", "tell")
+        idle: tuple[str, ...] = ("challenge", "drain", "prompt", "tell")
         idle = idle if ledger else (*idle, "ledger")
         while busy := [t for t in self._tasks if t.get_name() not in idle and not t.done()]:
             await asyncio.gather(*busy, return_exceptions=True)

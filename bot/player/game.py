@@ -48,6 +48,7 @@ class GamePlayer:
         self._refused: dict[Hashable, set[Move]] = {}
         self._please_move: tuple[Hashable, int] | None = None
         self._resign_offer: clip.ResignOffer | None = None
+        self._unprompted = False  # the server left a turn of ours unprompted before
 
     # -- boards ---------------------------------------------------------------------
 
@@ -78,7 +79,10 @@ class GamePlayer:
             await asyncio.sleep(self.PROMPT_WAIT_S)
             ctx = self.ctx
             if ctx.board is board and self._act_id == act_id and self._act_key is None and not ctx.answer_pending:
-                log.info("the board says it is our turn and the server neither prompts nor rolls: acting on it")
+                log.log(logging.DEBUG if self._unprompted else logging.INFO,
+                        "the board says it is our turn and the server neither prompts nor rolls: acting on it%s",
+                        "" if self._unprompted else " (said once; DEBUG logs each time)")
+                self._unprompted = True
                 self.act_on(board)
         self.ctx.spawn(later(), name="prompt")
 
