@@ -8,6 +8,8 @@ every wording we know) and narrows to one dialect when a line before login names
 >>> p = Parser()
 >>> p.parse_all("pipcat moves 19-home 20-o .")
 [Moves(player='pipcat', steps=(('19', 'off'), ('20', 'off')))]
+>>> p.parse_all("The only possible move is 3-h .")
+[OnlyMove(steps=(('3', 'off'),))]
 >>> p.identify("   JIBS - Java Internet Backgammon Server"), p.dialect.name
 (True, 'JIBS')
 >>> p.parse_all("** You can't move.")
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 from bot.clip.event import YOU, Event
 from bot.clip.glue import parse_all
-from bot.clip.play import CantMove, Moves
+from bot.clip.play import CantMove, Moves, OnlyMove
 from bot.clip.rules import Builder, Rule
 
 _HOME = {"off": "off", "home": "off", "o": "off", "h": "off"}
@@ -69,6 +71,7 @@ JIBS = Dialect("JIBS", re.compile(r"\bJIBS\b|Java Internet Backgammon Server"), 
 BALDLIES = Dialect("BaldLies", re.compile(r"\bBaldLies\b", re.IGNORECASE), _rules([
     # a bear-off may be written 19-home (or -off, -o, -h); the bar may be b
     (rf"(\S+) moves((?: +{_STEP})*) *\.?", lambda m: Moves(m[1], _steps(m[2]))),
+    (rf"The only possible move is((?: +{_STEP})*) *\.?", lambda m: OnlyMove(_steps(m[1]))),
 ]))
 
 DIALECTS = (JIBS, BALDLIES, LOCAL, FIBS)
