@@ -88,11 +88,11 @@ _GAME_WORDS = re.compile(r"\b(?:move|moves|roll|rolled|dice|double|doubles|redou
 
 NOTICE_RULES: list[tuple[str, NoticeBuilder]] = [
     # refusals of our move
-    ((r"You (?:can't move|must give|have to remove|can't remove|can't bear off)\b.*|Please don't give more.*"
-     r"|(?:\S+ )?move: legal words.*"), lambda m: MoveRefused(m[0])),
+    ((r"(?:.*\W)?(?:You (?:can't move|must give|have to remove|can't remove|can't bear off)\b"
+      r"|Please don't give more|move: legal words).*"), lambda m: MoveRefused(m[0])),
     (r"It's not your turn\b.*|Please wait until \S+ has moved\.?", lambda m: NotYourTurn(m[0])),
     (r"(\S+) wanted to resign\..*", lambda m: ResignPending(m[0], m[1])),
-    (r"You're not playing\.?", lambda m: NotPlaying(m[0])),
+    (r"You're not playing\b.*", lambda m: NotPlaying(m[0])),
     # the answers to an invitation or a join that say "not now"
     ((rf"(?:Error: )?{_NAME} (?:is already playing(?: with someone else)?|is refusing games|is not ready"
      r"|isn't ready|is away|is watching|didn't invite you|isn't logged in|is not logged in)\b.*"),
