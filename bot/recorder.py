@@ -232,8 +232,9 @@ class Recorder:
                             self.path, board.player_score, board.opponent_score, *self.record.score()[::-1])
                 self.broken = True
                 return
-            self._expect_game = False
+            self._expect_game = self._expect_opening = False
             self._start_game(board, crawford_game)
+            self._opened = board.position == _INITIAL  # its "Starting a new game" may follow (JIBS)
         self._lapse_resignation(board)
         caught_up = self._catch_up(board)
         self._dice.clear()  # rolls seen before the break are spent or stale

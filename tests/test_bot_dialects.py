@@ -268,3 +268,20 @@ def test_validate_reports_a_cut_record_as_incomplete(tmp_path: pathlib.Path,
     assert validate_main([str(_cut_record(tmp_path))]) == 1
     out = capsys.readouterr().out
     assert "incomplete: game 1 has no result" in out and "1 files: 1 incomplete" in out
+
+
+def test_a_game_resumed_at_its_opening_takes_its_late_announcement(tmp_path: pathlib.Path) -> None:
+    """A drop between games; on the resume JIBS sends the next game's opening board, then
+    "Starting a new game": one game, in the same file."""
+    recorder = Recorder.create(tmp_path, "bob", "GnuBot", 3)
+    recorder.board(fibsboard.parse(board(OPENING, turn=0, dice=(3, 1))), False)
+    recorder.event(clip.ResignOffer("bob", YOU, 1))
+    recorder.event(clip.ResignAccepted(YOU, 1))
+    recorder.close(over=False)  # the connection drops between games
+    recorder.resync(fibsboard.parse(board(OPENING, score=(1, 0), dice=(5, 2))), False)
+    recorder.event(clip.GameStart("bob"))
+    assert recorder.forks == 0 and len(recorder.record.games) == 2 and recorder.game is not None
+    recorder.sent_move((5, 2), Move.parse("13/8 13/11"), OPENING.play(Move.parse("13/8 13/11")))
+    recorder.board(fibsboard.parse(board(OPENING.play(Move.parse("13/8 13/11")), score=(1, 0),
+                                         turn=0)), False)
+    assert len(recorder.record.games[1].actions) == 1
