@@ -36,7 +36,9 @@ from engine.records.model import board_outcome
 log = logging.getLogger(__name__)
 
 THEM, US = 0, 1
-RECONSTRUCTED = "dice not seen (connection lost); reconstructed from the position"
+_INITIAL = Position.initial()
+RECONSTRUCTED = ("dice unknown: not seen (connection lost); the move is the server's, the dice written are one "
+                 "roll that plays it")
 LAPSED = "not answered: the server dropped the offer when the match was saved (connection lost)"
 
 
@@ -57,6 +59,8 @@ class Recorder:
         self._dice: dict[int, tuple[int, int]] = {}
         self._pending: tuple[tuple[int, int], Move, Position] | None = None
         self._expect_game = True  # a board may start a game (not after a game ended, until the next starts)
+        self._expect_opening = False  # after a game ended: a board of the opening position starts the next
+        self._opened = False  # a board began the running game and nothing is recorded in it yet
         if state:
             self._restore(state)
         self._journaled = self._state()
@@ -125,9 +129,16 @@ class Recorder:
 
     def _on_board(self, board: FibsBoard, crawford_game: bool) -> None:
         self._board = board
-        if board.turn and self._expect_game and self.game is None and not self.broken:
-            self._expect_game = False
+        if board.turn and self._expect_opening and self.game is None and not self.broken \
+                and board.position == _INITIAL and (board.opponent_score, board.player_score) == self.record.score():
+            # the next game's first board, before its "Starting a new game" (JIBS's order)
+            self._expect_game = self._expect_opening = False
             self._start_game(board, crawford_game)
+            self._opened = True
+        elif board.turn and self._expect_game and self.game is None and not self.broken:
+            self._expect_game = self._expect_opening = False
+            self._start_game(board, crawford_game)
+            self._opened = board.position == _INITIAL
         if self._pending and (not board.player_on_turn or board.turn == 0):
             self._commit_pending(board.position)
 
@@ -144,8 +155,12 @@ class Recorder:
         self._guarded(lambda: self._on_event(event))
 
     def _on_event(self, event: clip.Event) -> None:
+        if isinstance(event, clip.GameStart) and self._opened and self.game is not None:
+            self._opened = False  # the late announcement of the game a board began: its dice stay
+            return
         if isinstance(event, clip.GameStart):
             self._expect_game = True
+            self._expect_opening = False
             if not self.broken and self.game is not None:
                 self.finish_lost()
                 if self.game is not None:
@@ -156,7 +171,9 @@ class Recorder:
             self._dice.clear()
             self._pending = None
             return
-        if isinstance(event, clip.Roll):
+        if isinstance(event, clip.MatchScore):
+            self._check_score(event)
+        elif isinstance(event, clip.Roll):
             self._dice[_who(event.player)] = event.dice
         elif isinstance(event, clip.OpeningRoll):
             self._dice[_who(event.player)] = (event.die, event.opponent_die)
@@ -189,6 +206,8 @@ class Recorder:
             self._add(RejectResign(_who(event.player)))
         if isinstance(event, clip.GameWon | clip.GiveUp | clip.ResignAccepted):
             self._commit_pending(None)
+            self._expect_opening = True
+            self._opened = False
             game = self.record.games[-1] if self.record.games else None
             if not self.broken and game is not None and (
                     game.result is None or game.result.winner != _who(event.winner)):
@@ -213,8 +232,9 @@ class Recorder:
                             self.path, board.player_score, board.opponent_score, *self.record.score()[::-1])
                 self.broken = True
                 return
-            self._expect_game = False
+            self._expect_game = self._expect_opening = False
             self._start_game(board, crawford_game)
+            self._opened = board.position == _INITIAL  # its "Starting a new game" may follow (JIBS)
         self._lapse_resignation(board)
         caught_up = self._catch_up(board)
         self._dice.clear()  # rolls seen before the break are spent or stale
@@ -260,7 +280,8 @@ class Recorder:
             dice, move, result = self._pending
             pending = [list(dice), encode_move(move), result.position_id()]
         return {"dice": {str(p): list(d) for p, d in sorted(self._dice.items())}, "pending": pending,
-                "broken": self.broken, "expect_game": self._expect_game}
+                "broken": self.broken, "expect_game": self._expect_game, "expect_opening": self._expect_opening,
+                "opened": self._opened}
 
     def _restore(self, state: dict[str, Any]) -> None:
         self._dice = {int(p): (int(d[0]), int(d[1])) for p, d in state.get("dice", {}).items()}
@@ -270,9 +291,26 @@ class Recorder:
             self._pending = ((int(dice[0]), int(dice[1])), decode_move(move), Position.from_position_id(result))
         self.broken = bool(state.get("broken", False))
         self._expect_game = bool(state.get("expect_game", True))
+        self._expect_opening = bool(state.get("expect_opening", False))
+        self._opened = bool(state.get("opened", False))
+
+    def _check_score(self, event: clip.MatchScore) -> None:
+        """``score in 7 point match: a-1 b-0`` after a game: say so if the record disagrees."""
+        them, us = self.record.players
+        scores = {event.player1: event.score1, event.player2: event.score2}
+        ours = scores.get(us, scores.get(clip.YOU))
+        if them not in scores or ours is None:
+            return  # another match's score (watching)
+        server = (scores[them], ours)
+        if server != self.record.score():
+            log.warning("record %s: the server says the score is %d-%d (%s-%s), the record says %d-%d",
+                        self.path, server[1], server[0], us, them, *self.record.score()[::-1])
 
     def _start_game(self, board: FibsBoard, crawford_game: bool) -> None:
         score = (board.opponent_score, board.player_score)
+        if self.record.games and score != self.record.score():
+            log.warning("record %s: the server says the score is %d-%d (us-them), the record says %d-%d",
+                        self.path, score[1], score[0], *self.record.score()[::-1])
         try:
             self.record.new_game(score, crawford_game)
         except ValueError as exc:
@@ -305,6 +343,7 @@ class Recorder:
     def _add(self, action: Action) -> None:
         if self.broken or self.game is None:
             return
+        self._opened = False
         try:
             self.record.games[-1].append(action)
         except IllegalMoveError as exc:
@@ -416,6 +455,10 @@ class Recorder:
         for dice in [seen] + rolls if seen else rolls:
             for move, after in before.legal_plays(*dice):
                 if fits(after if mover == US else after.swap()):
+                    if dice != seen:
+                        log.warning("record %s: game %d: the dice of %s's roll were not seen (connection lost); "
+                                    "the move %s is recorded with the dice marked unknown", self.path,
+                                    len(self.record.games), self.record.players[mover], move)
                     self._add(Roll(mover, dice, move, comment="" if dice == seen else RECONSTRUCTED))
                     return not self.broken
         return False

@@ -142,6 +142,8 @@ class Session:
         self._opener = opener or telnet_opener(self.host, self.port)
         self.transcript = transcript or logging.getLogger(f"fibsbot.transcript.{user}")
         self.rng = rng or random.Random()
+        self.parser = clip.Parser()
+        """The server's dialect: every known wording until a line before login names the server."""
         self.connections = 0
         self.stalls = 0
         self._writer: Writer | None = None
@@ -269,10 +271,12 @@ class Session:
 
     def _line(self, line: str) -> None:
         self.transcript.info("< %s", line)
-        events = self._guarded(line, lambda: clip.parse_all(line)) or []
+        events = self._guarded(line, lambda: self.parser.parse_all(line)) or []
         for event in events:
             if isinstance(event, clip.Unknown):
-                log.info("%s: ignoring a line the bot does not know: %r", self.user, event.line[:300])
+                if not self._logged_in and self.parser.identify(event.line):
+                    log.info("%s: the server speaks %s", self.user, self.parser.dialect.name)
+                log.debug("%s: ignoring a line the bot does not know: %r", self.user, event.line[:300])
             self._guarded(line, lambda: self._dispatch(event))
 
     def _dispatch(self, event: clip.Event) -> None:

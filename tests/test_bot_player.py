@@ -315,9 +315,9 @@ async def test_tells_and_operator_commands(tmp_path: pathlib.Path) -> None:
     d = Dialogue(config(tmp_path, tell={"operators": ["boss"]}))
     await d.login()
     assert await d.say("12 bob level") == ["tell bob I play at gnubg's expert level."]
-    assert await d.say("12 bob level") == []  # rate-limited
+    assert await d.say("12 bob level") == []  # queued: answered once tell.interval_s has passed
     assert (await d.say("12 carol version"))[0].startswith("tell carol fibsbot ")
-    assert await d.say("12 bob pause") == []  # not an operator: chatter, already answered
+    assert await d.say("12 bob pause") == []  # not an operator: chatter, queued behind the answer above
     assert await d.say("12 boss pause") == ["tell boss Paused.", "toggle ready"]
     assert await d.say("dave wants to play a 3 point match with you.", "Type 'join dave' to accept.") == [
         "tell dave Sorry, I am not taking matches right now."]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import random
+from collections.abc import Sequence
 from types import ModuleType
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot import clip, commands, fibsboard, fuzz
 from bot.clip import YOU, glue
+from bot.clip.rules import Rule
 from engine.errors import BoardParseError
 from engine.match import CENTRED
 
@@ -56,7 +58,7 @@ WhoInfo            | 5 GibbonTestC barrack - 0 0 1418.61 1914 23 1306926526 173.
 Error              | ** Funny new message!
 Error              | ** Error: something new went wrong!
 Error              | ** You see a funny new message!
-Error              | ** There is no one called anonymous.
+NoSuchUser         | ** There is no one called anonymous.
 Roll               | gflohr rolls 3 and 1.
 Roll               | You roll 6 and 4.
 Moves              | gflohr moves 8-5 6-5 .
@@ -92,11 +94,11 @@ JoinHint           | Type 'join GibbonTestA' to accept.
 Watching           | You're now watching gflohr.
 NewMatch           | ** You are now playing a 5 point match with gflohr
 NewMatch           | ** You are now playing an unlimited match with gflohr
-Error              | ** gflohr is refusing games.
-Error              | ** Error: gflohr is already playing with someone else.
-Error              | ** gflohr didn't invite you.
-Error              | ** Error: can't find player gflohr
-Error              | ** You can't play two games at once
+Busy               | ** gflohr is refusing games.
+Busy               | ** Error: gflohr is already playing with someone else.
+Busy               | ** gflohr didn't invite you.
+NoSuchUser         | ** Error: can't find player gflohr
+Busy               | ** You can't play two games at once
 NewMatch           | ** Player gflohr has joined you for a 5 point match.
 NewMatch           | Player gflohr has joined you for an unlimited match.
 JoinNextGame       | Type 'join' if you want to play the next game, type 'leave' if you don't.
@@ -186,7 +188,7 @@ SavedCount         | deadbeef has 12 saved games.
 SavedCount         | deadbeef has 1 saved game.
 AddressSet         | Your email address is 'gibbon@example.com'.
 Error              | ** 'http://foobar' is not an email address.
-Error              | ** ERROR: Saved match is corrupt. Please start another one.
+NoSavedMatch       | ** ERROR: Saved match is corrupt. Please start another one.
 Heard              | ** 1 user heard you.
 Heard              | ** 42 users heard you.
 ### 08-gibbon-board-lines-with-decoding.txt
@@ -519,7 +521,7 @@ VALUES = [
     ("login: ", clip.LoginPrompt()),
     ("Connection timed out.", clip.ConnectionTimedOut()),
     ("You wave goodbye again and log out.", clip.Waves(YOU, True)),
-    ("** You can't move 5 points in your second move.", clip.Error("You can't move 5 points in your second move.")),
+    ("** You can't move 5 points in your second move.", clip.MoveRefused("You can't move 5 points in your second move.")),
     ("", clip.Blank()),
     ("   ", clip.Blank()),
     ("5 bob", clip.Unknown("5 bob")),
@@ -709,9 +711,9 @@ def test_glued_lines_are_split_in_linear_time(monkeypatch: pytest.MonkeyPatch) -
     looked_at = []
     parse_one = glue.parse_one
 
-    def counting(line: str) -> clip.Event:
+    def counting(line: str, first: Sequence[Rule] = ()) -> clip.Event:
         looked_at.append(len(line))
-        return parse_one(line)
+        return parse_one(line, first)
     monkeypatch.setattr(glue, "parse_one", counting)
     head = OPENING[:-1]
     kinds = [lambda n: head + "1" * n + "12 bob hi", lambda n: (OPENING + "0") * (n // 120) + "12 bob hi",

@@ -209,3 +209,12 @@ def test_a_lockout_lifts_when_its_failures_leave_the_window(monkeypatch: pytest.
     now[0] += 2  # both failures are older than the window
     assert not gate.locked("alice", "10.0.0.1")
     assert all(gate.admit("10.0.0.1") for _ in range(5000))  # no caps: None
+
+
+async def test_the_limit_before_login_is_never_longer_than_the_idle_limit(tmp_path: Path) -> None:
+    async with make_server(tmp_path / "f.db", login_timeout_s=60, idle_timeout_s=LIMIT_S) as server:
+        client = await _raw(server.port)
+        await client.until("login: ")
+        lines, sent = await _trickle(client, b"login x 1008 alice secret" + b"x" * TRICKLE_BYTES)
+        assert lines == ["Connection timed out."]
+        assert sent < TRICKLE_BYTES  # cut by the idle limit, not after the login limit's minute

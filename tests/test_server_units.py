@@ -98,9 +98,10 @@ class FakeSeat:
 
 
 class FakeHub:
-    def __init__(self) -> None:
+    def __init__(self, *, silent_roll: bool = False) -> None:
         self.reports: list[str] = []
         self.finished = False
+        self.silent_roll = silent_roll
 
     def report(self, line: str, players: tuple[str, str]) -> None:
         self.reports.append(line)
@@ -120,11 +121,12 @@ class ScriptedDice:
         return None
 
 
-def _table(data: MatchData, *dice: int) -> tuple[Table[FakeSeat], FakeSeat, FakeSeat, FakeHub]:
+def _table(data: MatchData, *dice: int, silent_roll: bool = False) -> tuple[Table[FakeSeat], FakeSeat, FakeSeat,
+                                                                          FakeHub]:
     a, b = FakeSeat("alice", Account("alice")), FakeSeat("bob", Account("bob"))
     for seat in (a, b):
         seat.account.settings["boardstyle"] = "3"
-    hub = FakeHub()
+    hub = FakeHub(silent_roll=silent_roll)
     return Table(hub, (a, b), data, ScriptedDice(*dice)), a, b, hub
 
 
@@ -139,6 +141,15 @@ def test_crawford_game_has_no_doubling_and_post_crawford_has() -> None:
     assert "You roll 2 and 2." in bob.lines  # rolled for him at once
     table.double(1)
     assert bob.lines[-1] == "** You can only double before you roll the dice."
+
+    # a server that rolls for nobody (BaldLies): the board alone says it is bob's turn to roll
+    data = MatchData(("alice", "bob"), 3, score=[2, 0], games=1)
+    table, alice, bob, _ = _table(data, 3, 1, 2, 2, silent_roll=True)
+    table.start()
+    table.move(0, "1-4 1-2")
+    assert bob.lines[-1].startswith("board:") and not any(line.startswith("You roll ") for line in bob.lines)
+    table.roll(1)
+    assert "You roll 2 and 2." in bob.lines
 
     after = MatchData(("alice", "bob"), 3, score=[2, 1], games=2, crawford_done=True)
     table, alice, bob, _ = _table(after, 3, 1)

@@ -7,6 +7,10 @@ Pure and I/O-free. The rooms:
 - :mod:`bot.clip.glue`: :func:`parse_all` turns one line into its events (a message glued to a
   ``board:`` line or to ``... The cube shows n.`` is split off), :func:`parse` gives the first;
 - :mod:`bot.clip.rules`: the parser table, one rule per server message (the one place to add one);
+- :mod:`bot.clip.notice`: the ``**`` answers the bot reacts to (refusals, "not now", no such
+  user or saved match), typed, and their wording rules;
+- :mod:`bot.clip.dialect`: what other servers (JIBS, BaldLies, ...) say differently, one table
+  each, chosen by what the server says before login (:class:`Parser`);
 - the event types, value objects grouped by family (a section each): :mod:`~bot.clip.event` (the
   base, ``Unknown``), :mod:`~bot.clip.info` (login, own info, who, messages and chat, watching,
   away, errors, whois, saved matches, games, toggles, settings, oldmoves, ratings) and
@@ -44,7 +48,11 @@ from bot.clip.play import (
     ResignRejected, GameWon, GiveUp, ResignAccepted, MatchScore, JoinNextGame, WaitingForJoin, MatchWon,
     ReportMatchStart, ReportMatchResume, ReportMatchWin, LeftGame, SaveReason, GameSaved, Board,
 )
+from bot.clip.notice import (
+    GameError, MoveRefused, NotYourTurn, ResignPending, NotPlaying, Busy, NoSuchUser, NoSavedMatch, UnknownCommand,
+)
 from bot.clip.glue import clean, parse_all, parse
+from bot.clip.dialect import ANY, BALDLIES, DIALECTS, FIBS, JIBS, LOCAL, Dialect, Parser
 from bot.clip.lines import LineSplitter
 from bot.clip.stats import event_counts, main
 
@@ -64,5 +72,7 @@ __all__ = [
     "WhoisAway", "WhoisRating", "WhoisEmail", "WhoisNotFound", "SavedHeader", "SavedMatch", "NoSavedGames",
     "SavedCount", "GamesHeader", "GameListing", "ToggleHeader", "ToggleValue", "Toggled", "SettingsHeader",
     "SettingValue", "SettingChanged", "OldmovesScore", "OldmovesPlayers", "OldmovesLine", "RatingCalculation",
-    "RatingsHeader", "RatingsRow", "clean", "parse_all", "parse", "LineSplitter", "event_counts", "main",
+    "RatingsHeader", "RatingsRow", "GameError", "MoveRefused", "NotYourTurn", "ResignPending", "NotPlaying",
+    "Busy", "NoSuchUser", "NoSavedMatch", "UnknownCommand", "ANY", "BALDLIES", "DIALECTS", "FIBS", "JIBS", "LOCAL", "Dialect",
+    "Parser", "clean", "parse_all", "parse", "LineSplitter", "event_counts", "main",
 ]

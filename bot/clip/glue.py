@@ -19,10 +19,11 @@ Unknown(line='something new')
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.clip.event import Event, Unknown
 from bot.clip.play import Board, DoubleAccepted, GameWon, GiveUp, ResignAccepted
-from bot.clip.rules import parse_one
+from bot.clip.rules import Rule, parse_one
 
 
 _BELLS = re.compile(r"\x07")
@@ -50,7 +51,7 @@ _KNOWN_HEAD = 256
 _MAX_REDOUBLE_DIGITS = 5  # the redoubles field (clip-spec 5.1) is a small number
 
 
-def _glued_head(line: str, start: int) -> tuple[int, Event] | None:
+def _glued_head(line: str, start: int, first: Sequence[Rule] = ()) -> tuple[int, Event] | None:
     """The end and event of the first message of ``line[start:]`` if more follows glued to it.
 
     Linear in the message, not in the line: a board's end is found by counting its
@@ -69,7 +70,7 @@ def _glued_head(line: str, start: int) -> tuple[int, Event] | None:
         # Only a CLIP message starts with digits, so only a cut before a CLIP code is parsed.
         cut = next((cut for cut in range(colon + 2, min(digits.end() - 1, colon + 1 + _MAX_REDOUBLE_DIGITS) + 1)
                     if _CLIP_CODE.match(line, cut)
-                    and not isinstance(parse_one(line[cut:cut + _KNOWN_HEAD]), Unknown)), digits.end())
+                    and not isinstance(parse_one(line[cut:cut + _KNOWN_HEAD], first), Unknown)), digits.end())
         return cut, Board(line[start:cut])
     head = line[start:start + _GLUE_HEAD]
     m = _CUBE_GLUE.match(head)
@@ -82,8 +83,9 @@ def _glued_head(line: str, start: int) -> tuple[int, Event] | None:
     return None
 
 
-def parse_all(line: str) -> list[Event]:
+def parse_all(line: str, first: Sequence[Rule] = ()) -> list[Event]:
     """Every message in one received line (more than one only when glued); linear time.
+    ``first``: a dialect's own rules (:mod:`bot.clip.dialect`), tried before the shared ones.
 
     >>> parse_all("board:You:bob:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0"
     ...           ":1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:012 bob hi")[1]
@@ -92,10 +94,10 @@ def parse_all(line: str) -> list[Event]:
     events: list[Event] = []
     line = clean(line)
     start = 0
-    while (glued := _glued_head(line, start)) is not None:
+    while (glued := _glued_head(line, start, first)) is not None:
         start, event = glued
         events.append(event)
-    events.append(parse_one(line[start:] if start else line))
+    events.append(parse_one(line[start:] if start else line, first))
     return events
 
 
@@ -111,6 +113,6 @@ def parse(line: str) -> Event:
     >>> parse("You win the game and get 1 point. Congratulations!")
     GameWon(winner='You', points=1)
     >>> parse("** You can't move from 7 in your first move.")
-    Error(text="You can't move from 7 in your first move.")
+    MoveRefused(text="You can't move from 7 in your first move.")
     """
     return parse_all(line)[0]

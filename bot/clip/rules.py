@@ -7,11 +7,11 @@ from :mod:`bot.clip`, and add its rule to :data:`_CLIP` (numbered) or :data:`_TE
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bot.clip.event import Blank, Event, Steps, Unknown, YOU
 from bot.clip.info import (
-    AddressSet, Alert, AlreadyLoggedIn, AwayList, AwayReminder, ConnectionTimedOut, Error, GameListing,
+    AddressSet, Alert, AlreadyLoggedIn, AwayList, AwayReminder, ConnectionTimedOut, GameListing,
     GamesHeader, Heard, Kibitzes, LoginPrompt, MessageDelivered, MessageSaved, MessagesFollow, MotdEnd,
     MotdStart, NoSavedGames, OldmovesLine, OldmovesPlayers, OldmovesScore, OwnInfo, PanicSaved, PasswordPrompt,
     Pipcounts, RatingCalculation, RatingsHeader, RatingsRow, SavedCount, SavedHeader, SavedMatch, Says,
@@ -20,6 +20,7 @@ from bot.clip.info import (
     Whispers, WhoEnd, WhoInfo, WhoisAway, WhoisEmail, WhoisHeader, WhoisLogin, WhoisLogout, WhoisNotFound,
     WhoisPresence, WhoisRating, WhoisStatus, YouKibitz, YouSay, YouShout, YouWhisper,
 )
+from bot.clip.notice import NOTICE_RULES, game_error
 from bot.clip.play import (
     AcceptAndRedouble, AutoDouble, BearingOff, Board, CantMove, DoubleAccepted, Doubles, FirstMove, GameSaved,
     GameStart, GameWon, GiveUp, Invitation, InviteSent, JoinHint, JoinNextGame, LeftGame, MatchResumed,
@@ -30,6 +31,7 @@ from bot.clip.play import (
 
 
 Builder = Callable[[re.Match[str]], Event]
+Rule = tuple[re.Pattern[str], Builder]
 
 _D = r"\d{1,15}"  # bounded: int() of a huge digit run would raise
 _STEP = r"(?:bar|\d{1,2})-(?:off|\d{1,2})"
@@ -256,18 +258,26 @@ _TEXT_RULES: list[tuple[str, Builder]] = [
     (r"\*\* (.*)", lambda m: _stars(m[1])),
 ]
 _COMPILED = [(re.compile(pattern), builder) for pattern, builder in _TEXT_RULES]
+_NOTICES = [(re.compile(pattern), builder) for pattern, builder in NOTICE_RULES]
 
 
 def _stars(text: str) -> Event:
     toggled = _TOGGLED.get(text)
-    return Toggled(*toggled) if toggled else Error(text)
+    if toggled:
+        return Toggled(*toggled)
+    for pattern, builder in _NOTICES:
+        m = pattern.fullmatch(text)
+        if m:
+            return builder(m)
+    return game_error(text)
 
 
 _MAX_TEXT_LINE = 4096
 """Server sentences are short; only chat (CLIP 12-20, matched by code) may be longer."""
 
 
-def parse_one(line: str) -> Event:
+def parse_one(line: str, first: Sequence[Rule] = ()) -> Event:
+    """One line's event; ``first``: a dialect's rules, tried before the shared table."""
     if not line:
         return Blank()
     if line.startswith("board:"):
@@ -280,7 +290,7 @@ def parse_one(line: str) -> Event:
             return clip[1](m)
     if len(line) > _MAX_TEXT_LINE:
         return Unknown(line)  # longer than any server sentence: the text rules would only cost time
-    for pattern, builder in _COMPILED:
+    for pattern, builder in (*first, *_COMPILED) if first else _COMPILED:
         m = pattern.fullmatch(line)
         if m:
             return builder(m)

@@ -42,6 +42,11 @@ __all__ = ["Challenge", "CubeChoice", "Decider", "Link", "MatchContext", "MatchR
 
 log = logging.getLogger(__name__)
 
+_NOTICES: tuple[type[clip.Error], ...] = (
+    clip.Error, clip.GameError, clip.MoveRefused, clip.NotYourTurn, clip.ResignPending, clip.NotPlaying, clip.Busy,
+    clip.NoSuchUser, clip.NoSavedMatch, clip.UnknownCommand)
+"""The ``**`` notices, each typed by clip; the parts match on the type."""
+
 
 class Player(Context):
     """Plays matches on one FIBS account; see the module docstring. It holds the facts
@@ -65,12 +70,14 @@ class Player(Context):
             clip.PleaseMove: self.game.on_please_move,
             clip.Doubles: self.game.on_doubles,
             clip.ResignOffer: self.game.on_resign_offer,
-            clip.Error: self._on_error,
+            **{notice: self._on_error for notice in _NOTICES},
             clip.ResignRejected: self.game.on_resign_rejected,
-            clip.GameStart: self.game.on_game_start,
-            clip.GameWon: self.game.on_game_end,
-            clip.GiveUp: self.game.on_game_end,
-            clip.ResignAccepted: self.game.on_game_end,
+            clip.GameStart: self.flow.on_game_start,
+            clip.GameWon: self.flow.on_game_end,
+            clip.GiveUp: self.flow.on_game_end,
+            clip.ResignAccepted: self.flow.on_game_end,
+            clip.Moves: self.flow.on_play,
+            clip.CantMove: self.flow.on_play,
             clip.JoinNextGame: self.life.on_join_next,
             clip.NewMatch: self._on_match_start,
             clip.MatchResumed: self._on_match_start,
@@ -143,8 +150,8 @@ class Player(Context):
     def handle(self, event: clip.Event) -> None:
         """One server event (the session calls this for every line)."""
         self.notify(event)
-        if not isinstance(event, clip.SavedMatch | clip.SavedHeader):
-            self.lobby.listing_ended()
+        if not isinstance(event, clip.SavedMatch | clip.SavedHeader | clip.Blank):
+            self.lobby.listing_ended()  # (some servers put blank lines between all lines)
         m = self.match
         if m is not None and m.recorder is not None:
             m.recorder.event(event)  # journaled before any command the event leads to
@@ -154,11 +161,14 @@ class Player(Context):
         self.flow.index_record()
 
     def _on_error(self, event: clip.Error) -> None:
+        if isinstance(event, clip.UnknownCommand):
+            self.flow.on_unknown_command(event)
+            return
         asked, self.resume_asked = self.resume_asked, None
         if self.match is None:
-            self.lobby.on_error(event.text, asked)
+            self.lobby.on_error(event, asked)
         else:
-            self.flow.on_error(event.text)
+            self.flow.on_error(event)
 
     def _on_match_start(self, event: clip.NewMatch | clip.MatchResumed) -> None:
         self.lobby.on_match_started()

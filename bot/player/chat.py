@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections import deque
 from collections.abc import Callable
 from importlib import metadata
 
@@ -14,7 +17,10 @@ from bot.player.lifecycle import Lifecycle
 log = logging.getLogger(__name__)
 
 _WAKE = {"move", "board", "roll", "join", "wake", "hello"}
-_CHATTER_INTERVAL_S = 3600.0
+CHATTER_INTERVAL_S = 60.0
+"""A user's tells the bot does not understand are answered at most once in this time."""
+QUEUE_MAX = 4
+"""Answers waiting for one user; a question beyond them is answered by a note to ask later."""
 
 
 def _version() -> str:
@@ -31,6 +37,11 @@ class OperatorChat:
         self.ctx = ctx
         self.life = life
         self.wake = wake
+        self._queue: dict[str, deque[str]] = {}
+        self._answered: dict[str, float] = {}  # when each user was last told an answer
+        self._chatter: dict[str, tuple[float, str]] = {}  # the last tell not understood: when answered, its words
+        self._draining: set[str] = set()
+        self._overflowed: set[str] = set()
 
     def on_says(self, event: clip.Says | clip.Alert) -> None:
         ctx = self.ctx
@@ -50,15 +61,61 @@ class OperatorChat:
             self.life.pause(command == "pause")
             return
         if command == "version":
-            text = f"fibsbot {_version()}, a gnubg-compatible engine of its own."
+            self._answer(user, f"fibsbot {_version()}, a gnubg-compatible engine of its own.")
         elif command == "level":
-            text = f"I play at {ctx.cfg.engine.describe_level()}."
-        else:
-            text = ctx.cfg.tell.help.format(name=ctx.name)
-        # Chatter gets the help text rarely: other bots answer tells too, and must not loop with us.
-        interval = ctx.cfg.tell.interval_s if command in ("help", "version", "level") else _CHATTER_INTERVAL_S
-        if ctx.may_tell(user, interval):
-            ctx.send(commands.tell(user, text))
+            self._answer(user, f"I play at {ctx.cfg.engine.describe_level()}.")
+        elif command == "help" or self._chatter_answered(user, event.text):
+            self._answer(user, ctx.cfg.tell.help.format(name=ctx.name))
+
+    def _chatter_answered(self, user: str, text: str) -> bool:
+        """Whether a tell we do not understand gets the help text: at most once a minute per
+        user, and never the same words twice in a row (another bot's canned reply would
+        otherwise make the two of us talk forever)."""
+        now = time.monotonic()
+        words = " ".join(text.lower().split())
+        last = self._chatter.get(user)
+        if last is not None and (now - last[0] < CHATTER_INTERVAL_S or last[1] == words):
+            log.debug("not answering %s's tell %r (answered %.0f s ago, or the same words)", user, text,
+                      now - last[0])
+            if last[1] != words:
+                self._chatter[user] = (last[0], words)
+            return False
+        self._chatter[user] = (now, words)
+        return True
+
+    def _answer(self, user: str, text: str) -> None:
+        """Tell ``user`` ``text``: at once, or queued until ``tell.interval_s`` has passed since
+        the last answer (a question is never dropped without a word)."""
+        queue = self._queue.setdefault(user, deque())
+        if len(queue) >= QUEUE_MAX:
+            if user not in self._overflowed:
+                self._overflowed.add(user)
+                queue.append(f"Too many questions at once: I answer one every "
+                             f"{self.ctx.cfg.tell.interval_s:g} s. Please ask again.")
+            log.debug("%s asks faster than the bot answers: not queued", user)
+            return
+        queue.append(text)
+        if user not in self._draining:
+            self._draining.add(user)
+            self.ctx.spawn(self._drain(user), name="tell")
+
+    async def _drain(self, user: str) -> None:
+        ctx = self.ctx
+        queue = self._queue[user]
+        try:
+            while queue:
+                wait = self._answered.get(user, -1e9) + ctx.cfg.tell.interval_s - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                text = queue.popleft()
+                if ctx.attached:
+                    ctx.send(commands.tell(user, text))
+                self._answered[user] = time.monotonic()
+        finally:
+            self._draining.discard(user)
+            self._overflowed.discard(user)
+            if not queue:
+                self._queue.pop(user, None)
 
     def on_kibitz(self, event: clip.Kibitzes) -> None:
         words = event.text.strip().lower().split()

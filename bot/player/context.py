@@ -59,6 +59,8 @@ class Context:
         self.ledger = Ledger(config.records.ledger) if records else None
         self.answer_pending = False  # a game command was sent and no board has come since
         self.resume_asked: str | None = None  # the last resume invitation awaiting its answer
+        self.unanswered: set[str] = set()
+        """Questions this server left unanswered once (``show savedcount`` on JIBS): not asked again."""
         self.on_task_failed: Callable[[], None] = lambda: None
         """Called when a task fails while connected (the player resynchronises on a board)."""
         self._link: Link | None = None
@@ -122,7 +124,8 @@ class Context:
     async def settle(self, *, ledger: bool = True) -> None:
         """Wait until no decision or screening task is running; ``ledger=False`` does not
         wait for a ledger line's rating either."""
-        idle = ("challenge", "drain") if ledger else ("challenge", "drain", "ledger")
+        idle: tuple[str, ...] = ("challenge", "drain", "prompt", "tell")
+        idle = idle if ledger else (*idle, "ledger")
         while busy := [t for t in self._tasks if t.get_name() not in idle and not t.done()]:
             await asyncio.gather(*busy, return_exceptions=True)
 

@@ -8,7 +8,6 @@ another match ends that belief), recorded, then handed to :class:`~bot.player.ga
 from __future__ import annotations
 
 import logging
-import re
 
 from bot import clip, commands, fibsboard
 from bot.fibsboard import FibsBoard
@@ -18,11 +17,11 @@ from bot.player.lifecycle import Lifecycle
 from bot.player.model import MatchContext, MatchResult, outcome
 from bot.recorder import Recorder
 from engine.errors import BoardParseError
+from engine.position import Position
 
 log = logging.getLogger(__name__)
 
-_NOT_PLAYING = re.compile(r"You're not playing")
-
+_INITIAL = Position.initial()
 
 class MatchFlow:
     """Starts, resumes, interruptions and ends of matches; the intake of boards."""
@@ -31,6 +30,7 @@ class MatchFlow:
         self.ctx = ctx
         self.game = game
         self.life = life
+        self._greeting: tuple[str, str] | None = None  # the kibitzed greeting, told instead if kibitz is unknown
 
     # -- boards -------------------------------------------------------------------------
 
@@ -57,6 +57,8 @@ class MatchFlow:
             m = self._adopt(board)
         if m.length is None:
             m.length = _length(board)
+        if board.turn != 0 and m.between_games:
+            self._begin_game(m, board)
         if board.turn != 0 and not m.game_known:
             _settle_crawford(m, board)
         if m.recorder is None and ctx.records_dir is not None and board.turn != 0:
@@ -69,6 +71,46 @@ class MatchFlow:
                 m.recorder.board(board, m.crawford_game)
         m.resync = False
         self.game.on_board(board)
+
+    # -- games --------------------------------------------------------------------------
+
+    def _begin_game(self, m: MatchContext, board: FibsBoard) -> None:
+        """The first board of a game, whether "Starting a new game" came before it or not."""
+        m.between_games = False
+        m.opened = board.position == _INITIAL
+        m.game_known = False
+        self.game.new_game(announced=False)
+
+    def on_game_start(self, event: clip.GameStart) -> None:
+        m = self.ctx.match
+        if m is None:
+            return
+        if m.opened:
+            m.opened = False
+            log.debug("the server announces the game its board began")
+            return
+        if not m.between_games:
+            log.warning("a new game with %s starts, the end of the last one was not seen", m.opponent)
+        m.between_games = True
+        m.game_known = False
+        self.game.new_game()
+
+    def on_game_end(self, event: clip.GameWon | clip.GiveUp | clip.ResignAccepted) -> None:
+        ctx = self.ctx
+        m = ctx.match
+        if m is not None:
+            ctx.stats.games += 1
+            m.between_games = True
+            m.opened = False
+            score = m.recorder.record.score() if m.recorder is not None and m.recorder.record.games else None
+            log.info("game with %s %s: %d point%s%s", m.opponent, "won" if event.winner == clip.YOU else "lost",
+                     event.points, "" if event.points == 1 else "s",
+                     f"; {score[1]}-{score[0]} in the record" if score else "")
+        self.game.game_over()
+
+    def on_play(self, event: clip.Moves | clip.CantMove) -> None:
+        if self.ctx.match is not None:
+            self.ctx.match.opened = False
 
     def index_record(self) -> None:
         """Name the running match's record in ``records/saved.json`` (a restart, even after
@@ -134,7 +176,24 @@ class MatchFlow:
         log.info("match with %s (%s) begins", event.opponent, f"{event.length} points" if event.length else "unlimited")
         greeting = ctx.cfg.play.greeting
         if greeting:
-            ctx.send(commands.kibitz(greeting.format(opponent=event.opponent, level=ctx.level)))
+            self._greet(event.opponent, greeting.format(opponent=event.opponent, level=ctx.level))
+
+    def _greet(self, opponent: str, text: str) -> None:
+        """Kibitz the greeting; a tell to the opponent where the server lacks kibitz."""
+        ctx = self.ctx
+        if "kibitz" in ctx.unanswered:
+            ctx.send(commands.tell(opponent, text))
+            return
+        self._greeting = (opponent, text)
+        ctx.send(commands.kibitz(text))
+
+    def on_unknown_command(self, event: clip.UnknownCommand) -> None:
+        ctx = self.ctx
+        log.warning("the server does not know the command %r: not using it again", event.command)
+        ctx.unanswered.add(event.command)
+        greeting, self._greeting = self._greeting, None
+        if event.command == "kibitz" and greeting is not None:
+            ctx.send(commands.tell(*greeting))
 
     def on_resumed(self, event: clip.MatchResumed) -> None:
         ctx = self.ctx
@@ -209,14 +268,14 @@ class MatchFlow:
         self.interrupt(m, f"{event.player} {event.reason}")
         self.life.match_over()
 
-    def on_error(self, text: str) -> None:
+    def on_error(self, event: clip.Error) -> None:
         """A ``**`` line during the match: the match is gone, or the game player judges it."""
         m = self.ctx.match
-        if m is not None and _NOT_PLAYING.match(text):
-            log.warning("server: ** %s: the match is no longer running", text)
+        if m is not None and isinstance(event, clip.NotPlaying):
+            log.warning("server: ** %s: the match is no longer running", event.text)
             self.interrupt(m, "not playing")
             return
-        self.game.on_error(text)
+        self.game.on_error(event)
 
     def on_disconnected(self) -> None:
         m = self.ctx.match

@@ -9,8 +9,8 @@ move is only ever sent if it is a legal play of the server's board for the serve
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import re
 from collections.abc import Callable, Coroutine, Hashable
 from typing import Any
 
@@ -23,20 +23,14 @@ from engine.position import Move, Position
 
 log = logging.getLogger(__name__)
 
-_REFUSED = re.compile(r"You (?:can't move|must give|have to remove|can't remove)|Please don't give more"
-                      r"|move: legal words")
-# answers to a join or invite (a second invitation accepted, a resume raced): the game is untouched
-_INVITATION_ONLY = re.compile(r"You can't play two games at once|You are already playing\.|"
-                              r"is already playing with someone else|didn't invite you")
-# a ``**`` answer to a game command speaks of the game; notices about others do not
-_GAME_WORDS = re.compile(r"\b(?:move|moves|roll|rolled|dice|double|doubles|redouble|accept|reject|resign|turn|"
-                         r"cube|game|board|playing|pieces?|checkers?|bar|command|give)\b", re.IGNORECASE)
-_RESIGN_PENDING = re.compile(r"(\S+) wanted to resign\.")
 _MAX_REFRESHES = 4  # per decision; more means we and the server disagree for good
 
 
 class GamePlayer:
     """Turns, moves, the cube and resignations of the running game."""
+
+    PROMPT_WAIT_S = 3.0
+    """How long a board that says it is our turn waits for the server's prompt or roll."""
 
     RESIGN_ANSWER_S = 120.0
     """How long our resignation offer waits for its answer (the opponent may think) before it
@@ -54,6 +48,7 @@ class GamePlayer:
         self._refused: dict[Hashable, set[Move]] = {}
         self._please_move: tuple[Hashable, int] | None = None
         self._resign_offer: clip.ResignOffer | None = None
+        self._unprompted = False  # the server left a turn of ours unprompted before
 
     # -- boards ---------------------------------------------------------------------
 
@@ -71,6 +66,25 @@ class GamePlayer:
             self.act_on(board)
         elif board.turn != 0 and board.player_on_turn and board.dice:
             self._start_move(board)
+        elif board.turn != 0 and board.player_on_turn:
+            self._await_prompt(board)
+
+    def _await_prompt(self, board: FibsBoard) -> None:
+        """The board says it is our turn to roll (or to answer a double), and the server may
+        never prompt nor roll for us (BaldLies in a Crawford game): if nothing has happened
+        after a short wait, do what the board says."""
+        act_id = self._act_id
+
+        async def later() -> None:
+            await asyncio.sleep(self.PROMPT_WAIT_S)
+            ctx = self.ctx
+            if ctx.board is board and self._act_id == act_id and self._act_key is None and not ctx.answer_pending:
+                log.log(logging.DEBUG if self._unprompted else logging.INFO,
+                        "the board says it is our turn and the server neither prompts nor rolls: acting on it%s",
+                        "" if self._unprompted else " (said once; DEBUG logs each time)")
+                self._unprompted = True
+                self.act_on(board)
+        self.ctx.spawn(later(), name="prompt")
 
     def act_on_next_board(self) -> None:
         """The next board is acted on whatever it shows (after a resume or a restart)."""
@@ -294,19 +308,19 @@ class GamePlayer:
             self._resign_offer = None
             self.refresh()  # the game goes on: whatever was ours to do still is
 
-    def on_error(self, text: str) -> None:
+    def on_error(self, event: clip.Error) -> None:
         """A ``**`` line during the match (one that does not end it)."""
         ctx = self.ctx
-        if _INVITATION_ONLY.search(text):
-            log.info("server: ** %s (an invitation, not the game)", text)
+        if isinstance(event, clip.Busy):
+            log.debug("server: ** %s (an invitation, not the game)", event.text)
             return
-        if not (ctx.answer_pending and _GAME_WORDS.search(text)):
-            log.info("server: ** %s (answers no game command of ours: not a game error)", text)
+        if not (ctx.answer_pending and isinstance(event, clip.GameError)):
+            log.debug("server: ** %s (answers no game command of ours: not a game error)", event.text)
             return
         ctx.answer_pending = False
-        if _REFUSED.search(text):
+        if isinstance(event, clip.MoveRefused):
             ctx.stats.refused_moves += 1
-            log.error("FIBS refused our move (%s): asking for the board", text)
+            log.error("FIBS refused our move (%s): asking for the board", event.text)
             if self._last_move is not None:
                 key, move = self._last_move
                 self._refused.setdefault(key, set()).add(move)
@@ -314,29 +328,27 @@ class GamePlayer:
                 ctx.match.recorder.move_refused()
             self.refresh()
             return
-        pending = _RESIGN_PENDING.match(text)
-        if pending and self._resign_offer is not None and ctx.board is not None:
+        if isinstance(event, clip.ResignPending) and self._resign_offer is not None and ctx.board is not None:
             self.invalidate()
             ctx.spawn(self._answer_resignation(self._resign_offer, ctx.board, self._act_id))
             return
-        log.warning("server: ** %s (during the match): asking for the board", text)
+        log.warning("server: ** %s (during the match): asking for the board", event.text)
         self.refresh()
 
     # -- games -------------------------------------------------------------------------
 
-    def on_game_start(self, event: clip.GameStart) -> None:
+    def new_game(self, *, announced: bool = True) -> None:
+        """A game begins: what was learnt about the last one is void; when it is announced
+        (not begun by its first board), so is any decision under way."""
         m = self.ctx.match
-        if m is None:
-            return
-        m.game_known = False
-        m.resign_declined = 0
+        if m is not None:
+            m.resign_declined = 0
         self._refused.clear()
         self._please_move = None
-        self.invalidate()
+        if announced:
+            self.invalidate()
 
-    def on_game_end(self, event: clip.Event) -> None:
-        if self.ctx.match is not None:
-            self.ctx.stats.games += 1
+    def game_over(self) -> None:
         self._resign_offer = None
         self.invalidate()
 

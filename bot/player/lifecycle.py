@@ -90,6 +90,9 @@ class Lifecycle:
             ctx.send(commands.rawwho(ctx.name))
             who = await ctx.wait_for(lambda e: isinstance(e, clip.WhoInfo) and e.name == ctx.name, 10.0)
             after = who.rating if isinstance(who, clip.WhoInfo) else None
+        if after is not None and m.rating_before is not None:
+            log.info("match with %s: rating %.2f -> %.2f (%+.2f)", m.opponent, m.rating_before, after,
+                     after - m.rating_before)
         if ctx.ledger is not None:
             ctx.ledger.write({
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "opponent": m.opponent, "length": result.length,

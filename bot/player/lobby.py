@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
+from collections.abc import Callable
 
 from bot import clip, commands, policy
 from bot.config import Invitations
@@ -16,14 +16,6 @@ from bot.player.flow import MatchFlow
 from bot.player.model import Challenge
 
 log = logging.getLogger(__name__)
-
-_NO_ONE = re.compile(r"There is no one called (\S+?)\.?$")
-_NO_SAVED = re.compile(r"There's no saved match with (\S+)\.")
-# answers to a resume invitation that say "not now", not "no such saved match"
-_NOT_NOW = re.compile(r"There is no one called|is already playing|You are already playing|is away|"
-                      r"can't play two games|not logged in|isn't logged in|is not here|refus|not ready|"
-                      r"is watching", re.IGNORECASE)
-
 
 class Lobby:
     """Everything between matches: who invites us and whom we invite."""
@@ -78,33 +70,33 @@ class Lobby:
                 inviter = policy.Inviter(user, length, info.rating if info else None,
                                          info.experience if info else None, count, saved)
                 decision = policy.decide(rules, inviter, paused=not ctx.wants_ready)
-                if decision.reason in ("rating_unknown", "experience_unknown") and "who" not in asked:
+                if decision.reason in (policy.Reason.RATING_UNKNOWN, policy.Reason.EXPERIENCE_UNKNOWN) \
+                        and "who" not in asked:
                     asked.add("who")
-                    ctx.send(commands.rawwho(user))
-                    found = await ctx.wait_for(lambda e: isinstance(e, clip.WhoInfo) and e.name == user,
-                                               rules.screen_timeout_s)
+                    found = await self._ask(commands.rawwho(user),
+                                            lambda e: isinstance(e, clip.WhoInfo) and e.name == user)
                     info = found if isinstance(found, clip.WhoInfo) else None
                     if info is None:
                         rules = _unanswered(rules, user, "rawwho", min_rating=None, max_rating=None,
                                             min_experience=0, max_experience=None)
-                elif decision.reason == "saved_unknown" and "saved" not in asked:
+                elif decision.reason is policy.Reason.SAVED_UNKNOWN and "saved" not in asked:
                     asked.add("saved")
-                    ctx.send(commands.show_savedcount(user))
-                    reply = await ctx.wait_for(lambda e: isinstance(e, clip.SavedCount) and e.user == user,
-                                               rules.screen_timeout_s)
+                    reply = await self._ask(commands.show_savedcount(user),
+                                            lambda e: isinstance(e, clip.SavedCount) and e.user == user)
                     count = reply.count if isinstance(reply, clip.SavedCount) else None
                     if count is None:
                         rules = _unanswered(rules, user, "show savedcount", max_saved=None)
-                elif decision.reason == "saved_match" and "resume" not in asked:
+                elif decision.reason is policy.Reason.SAVED_MATCH and "resume" not in asked:
                     asked.add("resume")
                     if not await self._saved_match_confirmed(user):
                         continue  # the belief lapsed: decide again without it
                     break
                 else:
                     break
-            log.info("invitation from %s (%s): %s, %s", user, "resume" if length is None else
-                     f"{length} points" if length else "unlimited", "accept" if decision.accept else "decline",
-                     decision.reason)
+            log.info("invited by %s (rating %s, experience %s) to %s: %s (%s)", user,
+                     f"{info.rating:.2f}" if info else "unknown", info.experience if info else "unknown",
+                     "resume a saved match" if length is None else f"a {length}-point match" if length
+                     else "an unlimited match", "joining" if decision.accept else "declining", decision.reason.human)
             if self._invitations.get(user, -1) != length or ctx.match is not None:
                 return  # withdrawn, replaced, or we are playing now
             self._invitations.pop(user, None)
@@ -116,6 +108,22 @@ class Lobby:
         finally:
             self._screening.discard(user)
 
+    async def _ask(self, command: str, answers: Callable[[clip.Event], bool]) -> clip.Event | None:
+        """Send a question about an inviter and wait for its answer; a question this server
+        left unanswered once is not asked again (None at once)."""
+        ctx = self.ctx
+        word = " ".join(command.split()[:2])  # "show savedcount", "rawwho bob" -> per command
+        word = word if word.startswith("show ") else command.split()[0]
+        if word in ctx.unanswered:
+            return None
+        ctx.send(command)
+        logins = ctx.stats.logins
+        reply = await ctx.wait_for(answers, ctx.cfg.invitations.screen_timeout_s)
+        if reply is None and ctx.stats.logins == logins and ctx.name:  # a timeout, not a disconnect
+            ctx.unanswered.add(word)
+            log.warning("the server did not answer %r: not asking it again", word)
+        return reply
+
     # -- resuming saved matches -------------------------------------------------------------
 
     async def _saved_match_confirmed(self, user: str) -> bool:
@@ -124,11 +132,12 @@ class Lobby:
         self._invite(user, None, throttle=False)
         answer = await self.ctx.wait_for(
             lambda e: isinstance(e, clip.InviteSent) and e.user == user
-            or isinstance(e, clip.Error) and (_refuses_resume(e.text, user) or bool(_NOT_NOW.search(e.text))),
+            or isinstance(e, clip.NoSavedMatch) and e.user in (None, user)
+            or isinstance(e, clip.Busy | clip.NoSuchUser),
             self.ctx.cfg.invitations.screen_timeout_s)
         if isinstance(answer, clip.InviteSent) and answer.length is None:
             return True
-        if isinstance(answer, clip.Error) and _NOT_NOW.search(answer.text):
+        if isinstance(answer, clip.Busy | clip.NoSuchUser):
             return True  # it exists, but not now
         self._lapse(user, answer.text if isinstance(answer, clip.Error) else "no answer to the resume invitation")
         return False
@@ -142,17 +151,13 @@ class Lobby:
         self._warned.pop(opponent, None)
         self.flow.ended_away(opponent)
 
-    def on_error(self, text: str, asked: str | None) -> None:
+    def on_error(self, event: clip.Error, asked: str | None) -> None:
         """A ``**`` line while no match runs; ``asked``: whom our last resume invitation went to."""
-        gone = _NO_SAVED.match(text)
-        if gone:
-            self._lapse(gone[1], text)
-        elif asked is not None and _refuses_resume(text, asked):
-            self._lapse(asked, text)
-        absent = _NO_ONE.match(text)
-        if absent:
-            self._invited.pop(absent[1], None)  # invite again as soon as they log in
-        log.info("server: ** %s", text)
+        if isinstance(event, clip.NoSavedMatch) and (event.user or asked):
+            self._lapse(event.user or asked or "", event.text)
+        if isinstance(event, clip.NoSuchUser):
+            self._invited.pop(event.user, None)  # invite again as soon as they log in
+        log.debug("server: ** %s", event.text)
 
     def on_invite_sent(self, event: clip.InviteSent) -> None:
         if event.user == self.ctx.resume_asked:
@@ -236,11 +241,3 @@ def _unanswered(rules: Invitations, user: str, question: str, **unchecked: objec
         return rules
     log.warning("the server did not answer %s %s: joining without checking", question, user)
     return rules.model_copy(update=unchecked)
-
-
-def _refuses_resume(text: str, user: str) -> bool:
-    """Whether a ``**`` line answering our resume invitation to ``user`` says there is no
-    such saved match, in whatever wording (it names the user or the saved match, and is
-    not one of the "not now" answers)."""
-    lower = text.lower()
-    return (user.lower() in lower or "saved" in lower) and not _NOT_NOW.search(text)

@@ -111,6 +111,11 @@ class MatchContext:
     crawford_game: bool = False
     game_known: bool = False
     """The Crawford flag of the running game is settled."""
+    between_games: bool = True
+    """No game runs (none began yet, or the last ended): the next board of a game begins one."""
+    opened: bool = False
+    """A board began the running game and nobody has moved yet: a "Starting a new game" line
+    now is that game's late announcement (JIBS sends it after the opening roll and board)."""
     resync: bool = False
     resign_declined: int = 0
     indexed: Path | None = None

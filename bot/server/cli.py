@@ -41,7 +41,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="disconnect users who send no complete line this long, as FIBS does "
                              "(default: 3600; 0 = never)")
     parser.add_argument("--login-timeout", type=float, default=60.0, metavar="SECONDS",
-                        help="the same before login: an idle login prompt is closed (default: 60; 0 = never)")
+                        help="the same before login: an idle login prompt is closed; never longer than --idle-timeout "
+                             "(default: 60; 0 = never)")
     parser.add_argument("--max-connections", type=int, default=1000, metavar="N",
                         help="connections at once; more are refused (default: 1000; 0 = no cap)")
     parser.add_argument("--max-connections-per-address", type=int, default=100, metavar="N",

@@ -17,10 +17,12 @@ COMMANDS: dict[str, Handler] = {**cmd_chat.COMMANDS, **cmd_info.COMMANDS, **cmd_
 ALIASES = {"b": "board", "m": "move", "r": "roll", "d": "double", "a": "accept"}
 
 
-def dispatch(context: Context, session: Session, line: str, unanswered: Collection[str] = ()) -> None:
+def dispatch(context: Context, session: Session, line: str, unanswered: Collection[str] = (),
+             missing: Collection[str] = ()) -> None:
     """Run one command line; every reply goes to the session (or others) directly.
 
-    Commands named in ``unanswered`` are swallowed (FibsServer's misbehaviour option).
+    Commands named in ``unanswered`` are swallowed, those in ``missing`` are unknown
+    (FibsServer's misbehaviour options).
     """
     word, _, args = line.strip().partition(" ")
     if not word:
@@ -28,7 +30,7 @@ def dispatch(context: Context, session: Session, line: str, unanswered: Collecti
     name = ALIASES.get(word.lower(), word.lower())
     if name in unanswered:
         return
-    handler = COMMANDS.get(name)
+    handler = None if name in missing else COMMANDS.get(name)
     if handler is None:
         session.send(f"** Unknown command: '{word}'")
     else:

@@ -31,12 +31,14 @@ class Lobby:
 
     ``seed``: the dice of each match are drawn from it (None: the OS's secure source).
     ``keep_games``: a dropped player's match runs on until they are back (FibsServer's option).
+    ``silent_roll``: a turn the player may not double waits for ``roll`` with no prompt.
     """
 
-    def __init__(self, online: Online, *, seed: int | None, keep_games: bool) -> None:
+    def __init__(self, online: Online, *, seed: int | None, keep_games: bool, silent_roll: bool = False) -> None:
         self.online = online
         self.seed = seed
         self.keep_games = keep_games
+        self.silent_roll = silent_roll
         self._started: Counter[tuple[str, str]] = Counter()
         self.kept: dict[str, Table[Session]] = {}
         """Running matches of players gone (``keep_games``), by the absent player's name."""

@@ -55,7 +55,8 @@ class FibsServer:
     - ``idle_timeout_s``: a logged-in user who sends no complete, non-blank
       line for this long is cut (``Connection timed out.``; a running match
       is saved). ``login_timeout_s``: the same before login, shorter, as FIBS
-      closes an idle login prompt. None: no limit.
+      closes an idle login prompt, and never longer than ``idle_timeout_s``.
+      None: no limit.
     - ``max_connections``, ``max_connections_per_host``: connections beyond
       either cap get one line (``** Sorry, too many connections...``) and are
       closed. None: no cap.
@@ -118,7 +119,7 @@ class FibsServer:
         self.wordings = Wordings.named(wordings)
         self.store = Store(db_path)
         self.sessions: dict[str, Session] = {}
-        self.lobby = Lobby(self, seed=seed, keep_games=keep_games)
+        self.lobby = Lobby(self, seed=seed, keep_games=keep_games, silent_roll=self.wordings.silent_roll)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._connections: set[Connection] = set()
@@ -243,6 +244,11 @@ class FibsServer:
 
     # -- connections --
 
+    def _before_login_s(self) -> float | None:
+        """The idle limit before login: the login limit, never longer than the idle limit."""
+        limits = [t for t in (self.login_timeout_s, self.idle_timeout_s) if t is not None]
+        return min(limits) if limits else None
+
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         host = peer_host(writer)
         if self._closed.is_set() or not self.gate.admit(host):
@@ -254,7 +260,7 @@ class FibsServer:
         assert task is not None
         self._tasks.add(task)
         conn = Connection(reader, writer, max_line=self.max_line, max_output=self.max_output,
-                          idle_timeout_s=self.login_timeout_s, wordings=self.wordings)
+                          idle_timeout_s=self._before_login_s(), wordings=self.wordings)
         self._connections.add(conn)
         session: Session | None = None
         reason = "drop"
@@ -269,7 +275,7 @@ class FibsServer:
             async for line in lines:
                 session.last_active = time.time()
                 try:
-                    dispatch(self, session, line, self.unanswered)
+                    dispatch(self, session, line, self.unanswered, self.wordings.missing)
                 except Exception:  # a bug in one command must not end the server or the session
                     log.exception("command %r of %s failed", line.split(" ", 1)[0], session.name)
                     session.send("** Sorry, that command failed.")

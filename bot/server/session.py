@@ -54,6 +54,7 @@ class Connection:
         self.closed = False
         self._last_line = asyncio.get_running_loop().time()
         self._unterminated = False  # a glued line waits for the next one (the ``glued`` wording)
+        self._held: list[str] = []  # lines that wait for the next board (the ``late-game-start`` wording)
 
     def write(self, data: bytes) -> None:
         if self.closed:
@@ -68,6 +69,21 @@ class Connection:
 
     def send(self, line: str) -> None:
         """One line, CR LF terminated (text is ASCII by construction; anything else becomes '?')."""
+        if self._wordings.held(line):
+            if not self._held:  # no board this turn of the loop: they go out after all
+                asyncio.get_running_loop().call_soon(self._release)
+            self._held.append(line)
+            return
+        self._send(line)
+        if line.startswith("board:"):
+            self._release()
+
+    def _release(self) -> None:
+        held, self._held = self._held, []
+        for line in held:
+            self._send(line)
+
+    def _send(self, line: str) -> None:
         data = self._wordings.encode(line)
         if self._wordings.glues(line):
             data = data[:-len(self._wordings.ending)]

@@ -50,6 +50,10 @@ class Hub(Protocol):
     def match_finished(self, table: Table[Any]) -> None:
         """The match is over and rated: store, detach the players, update who lines."""
 
+    @property
+    def silent_roll(self) -> bool:
+        """A turn the player may not double is neither rolled nor prompted (BaldLies)."""
+
 
 def points_text(n: int) -> str:
     return f"{n} point" if n == 1 else f"{n} points"
@@ -225,6 +229,8 @@ class Table(Generic[S]):
         i = self.data.turn
         if self._may_double(i) and self.seats[i].account.toggles["double"]:
             self._tell(i, "It's your turn. Please roll or double")
+        elif self.hub.silent_roll:
+            return  # the board said it: the player sends roll
         else:
             self._roll(i)
 

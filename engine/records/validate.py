@@ -1,5 +1,7 @@
 """Check .sgf files with the real gnubg program: it must load each one without a
-warning, and its own .mat export must equal ours byte for byte.
+warning, and its own .mat export must equal ours byte for byte. A record that stops
+before its match is over (a game without a result, or a match short of its length) is
+reported as incomplete: gnubg loads a cut record without a word.
 
     python -m engine.records.validate FILE_OR_FOLDER ...
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import RecordParseError
-from engine.records import load_sgf, mat
+from engine.records import MatchRecord, load_sgf, mat
 
 COMPLAINTS = ("warning", "unrecognised", "illegal", "not a valid")
 
@@ -45,10 +47,30 @@ def complaints(output: str) -> list[str]:
 class Report:
     files: list[Path]
     problems: list[str] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
+    """One line per record that stops before its match is over."""
 
     @property
     def clean(self) -> bool:
-        return not self.problems
+        return not self.problems and not self.incomplete
+
+
+def incompleteness(record: MatchRecord) -> str | None:
+    """Why ``record`` stops before its end (None if it is whole): a game without a result
+    and the match not over; or, in a match, a score short of its length."""
+    if record.is_over():
+        return None
+    games = record.games
+    if not games:
+        return "no game"
+    if games[-1].result is None:
+        them, us = record.score()
+        return (f"game {len(games)} has no result and the match is not over "
+                f"({them}-{us}{f' of {record.length}' if record.length else ''})")
+    if record.length:
+        them, us = record.score()
+        return f"the {record.length}-point match stops at {them}-{us}"
+    return None
 
 
 def validate(files: list[Path]) -> Report:
@@ -68,10 +90,13 @@ def validate(files: list[Path]) -> Report:
                 report.problems.append(f"{path}: gnubg exported nothing")
                 continue
             try:
-                ours = mat.dumps(load_sgf(path)).encode()
+                record = load_sgf(path)
+                ours = mat.dumps(record).encode()
             except RecordParseError as exc:
                 report.problems.append(f"{path}: {exc}")
                 continue
+            if (why := incompleteness(record)) is not None:
+                report.incomplete.append(f"{path}: incomplete: {why}")
             if exported.read_bytes() != ours:
                 report.problems.append(f"{path}: gnubg's .mat export differs from ours")
     return report
@@ -87,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         print("no .sgf files found", file=sys.stderr)
         return 2
     report = validate(files)
-    for line in report.problems:
+    for line in [*report.problems, *report.incomplete]:
         print(line)
-    print(f"{len(files)} files: {'clean' if report.clean else f'{len(report.problems)} problems'}")
+    parts = [f"{len(report.problems)} problems"] if report.problems else []
+    parts += [f"{len(report.incomplete)} incomplete"] if report.incomplete else []
+    print(f"{len(files)} files: {', '.join(parts) or 'clean'}")
     return 0 if report.clean else 1
 
 
