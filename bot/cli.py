@@ -174,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run_parser(sub)
     add_config_parser(sub)
+    from bot.store.cli import add_parsers as add_store_parsers
+
+    add_store_parsers(sub)
     return parser
 
 

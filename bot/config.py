@@ -208,6 +208,9 @@ class BotConfig(StrictSection):
     records: Records = Records()
     local: Local = Local()
     status: Status = Status()
+    store: str = ""
+    """The database every match goes to as well (bot.store): empty = ``sqlite:///`` a file in
+    records.dir; ``postgresql://USER@HOST/DB`` (``${NAME}`` parts from the environment); ``off``."""
 
 
 def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> BotConfig:

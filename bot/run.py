@@ -25,6 +25,7 @@ from bot import status
 from bot.config import BotConfig
 from bot.player import Challenge, Decider, Player, outcome
 from bot.session import LoginFailed, Opener, Session, telnet_opener
+from bot.store.live import live_store
 from bot.yamlconfig import ConfigError
 
 log = logging.getLogger(__name__)
@@ -226,11 +227,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.local:
             if not cfg.account.user:
                 raise ConfigError(f"{args.config}: account.user is empty (or use --local)")
-            return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
+            with live_store(cfg):
+                return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
         decider = engine_decider(cfg)
         timer = status.TimedDecider(decider)
         player, sparring = local_players(cfg, timer, decider, length=args.length)
-        asyncio.run(play_local(player, sparring, signals=True, timer=timer))
+        with live_store(cfg):
+            asyncio.run(play_local(player, sparring, signals=True, timer=timer))
     except ConfigError as exc:
         print(f"fibsbot: {exc}", file=sys.stderr)
         return 2
