@@ -25,7 +25,7 @@ from bot.store.writer import MatchInfo, apply_ledger, write_record
 from engine.errors import IllegalMoveError, RecordParseError
 from engine.position import Move
 from engine.records import (
-    AcceptResign, Action, Beaver, Double, Drop, MatchRecord, RejectResign, Resign, Roll, Take, load, save,
+    AcceptResign, Action, Beaver, Double, Drop, EngineNote, MatchRecord, RejectResign, Resign, Roll, Take, load, save,
 )
 
 RECORD_SUFFIXES = (".sgf", ".mat")
@@ -178,11 +178,13 @@ _SIMPLE: dict[str, type[Double | Take | Drop | Beaver | AcceptResign | RejectRes
 
 
 def _action(row: Any) -> Action:
+    note = EngineNote.parse(row.note) if row.note else None
     if row.kind == "Roll":
-        return Roll(row.player, (int(row.dice[0]), int(row.dice[1])), Move.parse(row.move), comment=row.comment)
+        return Roll(row.player, (int(row.dice[0]), int(row.dice[1])), Move.parse(row.move), comment=row.comment,
+                    note=note)
     if row.kind == "Resign":
-        return Resign(row.player, int(row.value), comment=row.comment)
-    return _SIMPLE[row.kind](row.player, comment=row.comment)
+        return Resign(row.player, int(row.value), comment=row.comment, note=note)
+    return _SIMPLE[row.kind](row.player, comment=row.comment, note=note)
 
 
 def rebuild(conn: Connection, match_id: int) -> MatchRecord:

@@ -11,6 +11,7 @@ connection it also syncs the records folder (what a ``kill -9`` left unwritten).
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import logging
 import time
@@ -64,6 +65,7 @@ class LiveWriter:
         self._retry_at = 0.0
         self._pause = RETRY_MIN_S
         self._synced = False
+        self._timer: asyncio.TimerHandle | None = None
 
     # -- what the bot calls ---------------------------------------------------------------
 
@@ -143,9 +145,23 @@ class LiveWriter:
             self.store.close()
             self.store = None
         self._retry_at = time.monotonic() + self._pause
+        try:  # retry even if the bot writes nothing more for a while (in the bot's event loop)
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None and self._timer is None:
+            self._timer = loop.call_later(self._pause, self._retry)
         self._pause = min(self._pause * 2, RETRY_MAX_S)
 
+    def _retry(self) -> None:
+        self._timer = None
+        self._retry_at = 0.0
+        self.flush()
+
     def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._retry_at = 0.0
         self.flush()
         if self.store is not None:

@@ -16,6 +16,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -88,6 +89,11 @@ class Cluster:
         """Stop the server (``immediate``: as a crash would)."""
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
+    def remove(self) -> None:
+        """Stop the server and delete the cluster's folder."""
+        self.stop("immediate")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
     @property
     def running(self) -> bool:
         return self._run("pg_ctl", "-D", str(self.data), "status").returncode == 0
@@ -100,6 +106,29 @@ class Cluster:
         with psycopg.connect(host=str(self.folder), user="postgres", dbname="postgres", autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')  # a generated name: letters and digits only
         return self.url_of(name)
+
+
+ENV = "FIBSBOT_TEST_POSTGRES"
+"""The folder of a cluster CI started (``.ci/postgres``): tests use it instead of their own."""
+
+
+def for_tests() -> tuple[Cluster, bool]:
+    """The cluster CI started, or a new one in a new folder of the temporary folder (the
+    server's user must reach it); whether the caller owns it (:meth:`Cluster.remove` it).
+    ClusterError when PostgreSQL cannot be started."""
+    given = os.environ.get(ENV)
+    if given:
+        cluster = Cluster(Path(given))
+        if cluster.running:
+            return cluster, False
+    cluster = Cluster(Path(tempfile.mkdtemp(prefix="fibsbot-pg-")))
+    try:
+        cluster.init()
+        cluster.start()
+    except ClusterError:
+        shutil.rmtree(cluster.folder, ignore_errors=True)
+        raise
+    return cluster, True
 
 
 def main(argv: list[str] | None = None) -> int:

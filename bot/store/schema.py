@@ -83,6 +83,7 @@ actions = Table(
     Column("move", String(60)),
     Column("value", SmallInteger),
     Column("comment", Text, nullable=False),
+    Column("note", Text),  # the playing engine's view of the decision (EngineNote's text), if kept
     Column("position_id", String(14), nullable=False),  # gnubg's IDs of the state before the action,
     Column("gnubg_match_id", String(12), nullable=False),  # seen by the player acting
     Column("at", DateTime),  # when the bot journalled it (live only)

@@ -131,6 +131,7 @@ def upgrade() -> None:
     sa.Column('move', sa.String(length=60), nullable=True),
     sa.Column('value', sa.SmallInteger(), nullable=True),
     sa.Column('comment', sa.Text(), nullable=False),
+    sa.Column('note', sa.Text(), nullable=True),
     sa.Column('position_id', sa.String(length=14), nullable=False),
     sa.Column('gnubg_match_id', sa.String(length=12), nullable=False),
     sa.Column('at', sa.DateTime(), nullable=True),
