@@ -7,6 +7,7 @@ the same record imported from its .sgf gives the same rows as written live."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import pathlib
 import random
@@ -30,13 +31,23 @@ from bot.store.schema import actions, games, matches
 from bot.store.store import open_store
 from engine.records import GameRecord, MatchRecord, load_sgf
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # botkit, as the other bot tests
-
-from botkit import Cube, FakeDecider, config  # noqa: E402
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 LENGTH = 5
+
+
+def _botkit() -> Any:
+    """tests/botkit.py (the bot tests' deterministic decider and config), loaded by its path."""
+    spec = importlib.util.spec_from_file_location("store_botkit", pathlib.Path(__file__).parent / "botkit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+_kit = _botkit()
+Cube, FakeDecider, config = _kit.Cube, _kit.FakeDecider, _kit.config
 
 
 @pytest.fixture(scope="module")

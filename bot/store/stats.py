@@ -77,7 +77,7 @@ def query(conn: Connection, *, opponent: str | None = None, since: datetime.date
         selected = selected.where(players.c.name == opponent)
     if since is not None:
         selected = selected.where(when >= since)
-    rows = conn.execute(selected.order_by(matches.c.key)).all()
+    rows = list(conn.execute(selected.order_by(matches.c.key)).all())
     out: dict[str, Any] = {"filter": {"opponent": opponent, "since": since.isoformat() if since else None},
                            **_summary(rows)}
     out["rating_history"] = [[r.when.isoformat(), r.rating_after] for r in

@@ -65,7 +65,7 @@ def write_record(conn: Connection, record: MatchRecord, path: Path, info: MatchI
     key = info.key or path.name
     us = rows.us_of(record, info.us_name)
     ours, theirs = rows.points(record, us)
-    state = {"points_us": ours, "points_them": theirs, "result": rows.result(record, us),
+    state: dict[str, Any] = {"points_us": ours, "points_them": theirs, "result": rows.result(record, us),
              "ending": rows.ending(record, info.saved), "length": record.length, "crawford": record.crawford,
              "record_path": str(path.resolve())}
     if info.ended is not None:
@@ -90,7 +90,7 @@ def write_record(conn: Connection, record: MatchRecord, path: Path, info: MatchI
     have = {r.number: (r.id, r.winner, r.points, r.cube, r.cube_history) for r in conn.execute(
         select(games.c.number, games.c.id, games.c.winner, games.c.points, games.c.cube, games.c.cube_history)
         .where(games.c.match_id == match_id))}
-    counts: dict[int, int] = dict(conn.execute(  # type: ignore[arg-type]
+    counts: dict[int, int] = dict(conn.execute(
         select(actions.c.game_id, func.count()).join(games, games.c.id == actions.c.game_id)
         .where(games.c.match_id == match_id).group_by(actions.c.game_id)).all())
     new_actions: list[dict[str, Any]] = []
