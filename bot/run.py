@@ -25,7 +25,6 @@ from bot import status
 from bot.config import BotConfig
 from bot.player import Challenge, Decider, Player, outcome
 from bot.session import LoginFailed, Opener, Session, telnet_opener
-from bot.store.live import live_store
 from bot.yamlconfig import ConfigError
 
 log = logging.getLogger(__name__)
@@ -210,6 +209,8 @@ def configure_logging(level: str, log_file: Path | None) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from bot.store.live import live_store  # the database layer: loaded by the commands that use it
+
     try:
         configure_logging(args.log_level, args.log_file)
     except OSError as exc:

@@ -179,3 +179,16 @@ def test_today_summary_and_the_stats_command(url: str, tmp_path: pathlib.Path,
     assert today["available"] and today["matches"] == 0
     assert not today_summary(url.replace("store.db", "missing/none.db") if "sqlite" in url
                              else url.replace("host=", "host=/nonexistent"))["available"]
+
+
+def test_the_revisions_the_store_knows_are_the_migrations() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from bot.store.db import MIGRATIONS, REVISIONS
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    scripts = ScriptDirectory.from_config(cfg)
+    assert [r.revision for r in reversed(list(scripts.walk_revisions()))] == list(REVISIONS)
+    assert scripts.get_current_head() == REVISIONS[-1]

@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from bot.store.errors import StoreError
-from bot.store.judge import rating_label
 from bot.store.schema import actions, decisions, games, matches, players, statistics
 from bot.store.store import open_store
 
@@ -99,6 +98,8 @@ def query(conn: Connection, *, opponent: str | None = None, since: datetime.date
     for s in stat_rows:
         judged.setdefault(s.judge, []).append(s)
     out["error_rates"] = []
+    if judged:
+        from bot.store.judge import rating_label  # the engine's analysis: loaded only when needed
     for judge, group in sorted(judged.items()):
         counted = sum(s.unforced_moves + s.cube_decisions for s in group)
         per = math.fsum(s.chequer_error + s.cube_error for s in group) / counted if counted else 0.0

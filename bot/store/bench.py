@@ -1,0 +1,106 @@
+"""The store's speed bars (commands, not tests; busy machines give noisy figures):
+
+``python3 -m bot.store.bench import --matches 1000``: importing recorded matches into
+SQLite costs at most twice parsing the same records alone (both measured in one run);
+``python3 -m bot.store.bench stats --matches 10000``: ``fibsbot stats`` over that many
+matches answers in under a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import func, insert, select
+
+from bot.store.imports import import_paths
+from bot.store.schema import matches
+from bot.store.store import open_store
+from engine.records import MatchRecord, load, save_sgf
+from engine.records.testing import random_match
+
+
+def recorded(folder: Path, count: int, seed: int = 1) -> list[Path]:
+    """``count`` random 5-point matches as the bot records them (us = player 1)."""
+    paths = []
+    for n in range(count):
+        base = random_match(seed * 100_003 + n, 5)
+        record = MatchRecord((("alice", "bob", "carol", "dave")[n % 4], "GnuBot"), base.length,
+                             crawford=base.crawford, date=base.date, event="FIBS", place="fibs.com")
+        for game in base.games:
+            record.new_game(game.score, game.crawford_game)
+            for action in game.actions:
+                record.games[-1].append(action)
+        path = folder / f"{n:06d}-GnuBot-vs-{record.players[0]}-5.sgf"
+        save_sgf(record, path)
+        paths.append(path)
+    return paths
+
+
+def bench_import(count: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as tmp:
+        folder = Path(tmp) / "records"
+        folder.mkdir()
+        paths = recorded(folder, count)
+        start = time.perf_counter()
+        for path in paths:
+            load(path)
+        parse_s = time.perf_counter() - start
+        store = open_store(f"sqlite:///{tmp}/store.db")
+        start = time.perf_counter()
+        report = import_paths(store, [folder])
+        import_s = time.perf_counter() - start
+        store.close()
+    return {"matches": count, "actions": report.actions, "parse_s": round(parse_s, 3),
+            "import_s": round(import_s, 3), "ratio": round(import_s / parse_s, 3)}
+
+
+def bench_stats(count: int) -> dict[str, float]:
+    """``count`` matches: 100 imported, the rest copies of their match rows under new keys
+    (stats reads matches, not actions)."""
+    with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as tmp:
+        folder = Path(tmp) / "records"
+        folder.mkdir()
+        url = f"sqlite:///{tmp}/store.db"
+        store = open_store(url)
+        import_paths(store, [Path(p) for p in recorded(folder, min(count, 100))])
+        with store.begin() as conn:
+            rows = [dict(r._mapping) for r in conn.execute(select(matches))]
+            copies = []
+            for n in range(count - len(rows)):
+                row = dict(rows[n % len(rows)])
+                row.pop("id")
+                row["key"] = f"copy-{n}-{row['key']}"
+                copies.append(row)
+            if copies:
+                conn.execute(insert(matches), copies)
+            total = conn.execute(select(func.count()).select_from(matches)).scalar_one()
+        store.close()
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "bot.cli", "stats", "--store", url, "--by", "opponent",
+                               "--json"], capture_output=True, text=True, check=True)
+        command_s = time.perf_counter() - start
+        answer = json.loads(done.stdout)
+        assert answer["matches"] == total
+    return {"matches": total, "stats_command_s": round(command_s, 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m bot.store.bench", description=__doc__)
+    parser.add_argument("what", choices=["import", "stats"])
+    parser.add_argument("--matches", type=int)
+    args = parser.parse_args(argv)
+    if args.what == "import":
+        print(json.dumps(bench_import(args.matches or 1000)))
+    else:
+        print(json.dumps(bench_stats(args.matches or 10_000)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
