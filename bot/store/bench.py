@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from sqlalchemy import func, insert, select
 
 from bot.store.imports import import_paths
 from bot.store.schema import matches
+from bot.store.stats import query
 from bot.store.store import open_store
 from engine.records import MatchRecord, load, save_sgf
 from engine.records.testing import random_match
@@ -81,13 +83,33 @@ def bench_stats(count: int) -> dict[str, float]:
                 conn.execute(insert(matches), copies)
             total = conn.execute(select(func.count()).select_from(matches)).scalar_one()
         store.close()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "bot.cli", "stats", "--store", url, "--by", "opponent",
                                "--json"], capture_output=True, text=True, check=True)
         command_s = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         answer = json.loads(done.stdout)
         assert answer["matches"] == total
-    return {"matches": total, "stats_command_s": round(command_s, 3)}
+        # the same answer without bot.cli's parser (which imports every other command's modules)
+        alone = ("import sys; from bot.store.cli import COMMANDS; import argparse; p = argparse.ArgumentParser(); "
+                 "add, run, _ = COMMANDS['stats']; add(p); sys.exit(run(p.parse_args(sys.argv[1:])))")
+        before_alone = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", alone, "--store", url, "--by", "opponent", "--json"],
+                       capture_output=True, text=True, check=True)
+        alone_s = time.perf_counter() - start
+        after_alone = resource.getrusage(resource.RUSAGE_CHILDREN)
+        store = open_store(url, create=False)
+        start = time.perf_counter()
+        with store.begin() as conn:
+            query(conn, by="opponent")
+        query_s = time.perf_counter() - start
+        store.close()
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    cpu_alone = after_alone.ru_utime + after_alone.ru_stime - before_alone.ru_utime - before_alone.ru_stime
+    return {"matches": total, "stats_command_s": round(command_s, 3), "stats_command_cpu_s": round(cpu, 3),
+            "store_alone_s": round(alone_s, 3), "store_alone_cpu_s": round(cpu_alone, 3), "query_s": round(query_s, 3)}
 
 
 def main(argv: list[str] | None = None) -> int:
