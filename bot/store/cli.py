@@ -42,7 +42,7 @@ def store_url(args: argparse.Namespace) -> str:
         return str(args.store)
     cfg = _config(args)
     assert isinstance(cfg, BotConfig)
-    text = cfg.store.strip()
+    text = cfg.store.url.strip()
     if text.lower() == "off":
         raise StoreError("the config says store: off; give --store URL")
     return text or default_url(cfg.records.dir)

@@ -175,7 +175,7 @@ def shown_url(writer: LiveWriter) -> str:
 
 def writer_for(cfg: BotConfig) -> LiveWriter | None:
     """The live writer of ``cfg.store`` (None when ``store: off``)."""
-    text = cfg.store.strip()
+    text = cfg.store.url.strip()
     if text.lower() == "off":
         return None
     records = cfg.records.dir
