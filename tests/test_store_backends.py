@@ -177,8 +177,10 @@ def test_today_summary_and_the_stats_command(url: str, tmp_path: pathlib.Path,
     assert answer["matches"] == 2
     today = today_summary(url)  # the imported matches are dated in January: none today
     assert today["available"] and today["matches"] == 0
-    assert not today_summary(url.replace("store.db", "missing/none.db") if "sqlite" in url
+    missing = tmp_path / "missing" / "none.db"
+    assert not today_summary(f"sqlite:///{missing}" if "sqlite" in url
                              else url.replace("host=", "host=/nonexistent"))["available"]
+    assert not missing.parent.exists()  # a reader creates nothing
 
 
 def test_the_revisions_the_store_knows_are_the_migrations() -> None:

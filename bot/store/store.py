@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import Connection, Engine
@@ -12,7 +13,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from bot.store import db
-from bot.store.errors import StoreError
+from bot.store.errors import NotInitialised, StoreError
 
 T = TypeVar("T")
 
@@ -63,6 +64,8 @@ def open_store(url: str, *, create: bool = True) -> Store:
     """The store at ``url`` (``${NAME}`` parts from the environment), its schema brought to
     this program's version (``create``) or checked to be it; a named StoreError if unusable."""
     parsed = db.resolve_url(url)
+    if not create and parsed.get_backend_name() == "sqlite" and not Path(str(parsed.database)).exists():
+        raise NotInitialised(f"{db.shown(parsed)}: no such database file (the bot, or fibsbot db upgrade, creates it)")
     engine = db.make_engine(parsed)
     try:
         if create:
