@@ -9,6 +9,7 @@ matches answers in under a second.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import resource
 import subprocess
@@ -63,8 +64,8 @@ def bench_import(count: int) -> dict[str, float]:
 
 
 def bench_stats(count: int) -> dict[str, float]:
-    """``count`` matches: 100 imported, the rest copies of their match rows under new keys
-    (stats reads matches, not actions)."""
+    """``count`` matches: 100 imported, the rest copies of their match rows under new keys,
+    each with an end time and a rating (stats reads matches, not actions)."""
     with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as tmp:
         folder = Path(tmp) / "records"
         folder.mkdir()
@@ -78,6 +79,8 @@ def bench_stats(count: int) -> dict[str, float]:
                 row = dict(rows[n % len(rows)])
                 row.pop("id")
                 row["key"] = f"copy-{n}-{row['key']}"
+                row["ended"] = datetime.datetime(2026, 1, 1) + datetime.timedelta(hours=n)  # a dated rating history
+                row["rating_after"] = 1500.0 + (n % 400) / 2
                 copies.append(row)
             if copies:
                 conn.execute(insert(matches), copies)

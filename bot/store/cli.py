@@ -55,11 +55,9 @@ def _fail(exc: Exception) -> int:
 
 def _guarded(work: Runner) -> Runner:
     def run(args: argparse.Namespace) -> int:
-        from bot.yamlconfig import ConfigError
-
         try:
             return work(args)
-        except (StoreError, ConfigError, ValueError) as exc:
+        except (StoreError, ValueError) as exc:  # a ConfigError is a ValueError
             return _fail(exc)
     return run
 
@@ -226,7 +224,7 @@ def run_stats(args: argparse.Namespace) -> int:
             found = stats.query(conn, opponent=args.opponent, since=since, by=args.by, worst=args.worst)
     finally:
         store.close()
-    print(json.dumps(found, indent=1) if args.json else stats.render(found))
+    print(json.dumps(found) if args.json else stats.render(found))
     return 0
 
 

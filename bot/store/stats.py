@@ -79,8 +79,9 @@ def query(conn: Connection, *, opponent: str | None = None, since: datetime.date
     rows = list(conn.execute(selected.order_by(matches.c.key)).all())
     out: dict[str, Any] = {"filter": {"opponent": opponent, "since": since.isoformat() if since else None},
                            **_summary(rows)}
-    out["rating_history"] = [[r.when.isoformat(), r.rating_after] for r in
-                             sorted((r for r in rows if r.rating_after is not None), key=lambda r: (r.when, r.key))]
+    out["rating_history"] = [[r.when.isoformat(), r.rating_after] for r in  # undated matches have no place in it
+                             sorted((r for r in rows if r.rating_after is not None and r.when is not None),
+                                    key=lambda r: (r.when, r.key))]
     if by is not None:
         groups: dict[str, list[Any]] = {}
         for r in rows:
