@@ -194,3 +194,43 @@ def test_the_revisions_the_store_knows_are_the_migrations() -> None:
     scripts = ScriptDirectory.from_config(cfg)
     assert [r.revision for r in reversed(list(scripts.walk_revisions()))] == list(REVISIONS)
     assert scripts.get_current_head() == REVISIONS[-1]
+
+
+def test_db_sync_takes_journals_records_and_the_ledger_once(url: str, tmp_path: pathlib.Path) -> None:
+    from bot.journal import Journal
+    from bot.store.sync import sync_folder
+
+    folder = tmp_path / "records"
+    finished = recorded(folder, 2, 4)
+    # a match under way: only its journal (the .sgf is written at game ends)
+    whole = load_sgf(finished[-1])
+    finished[-1].unlink()
+    partial = MatchRecord(whole.players, whole.length, crawford=whole.crawford, date=whole.date, event="FIBS",
+                          place="fibs.com")
+    partial.new_game(whole.games[0].score, whole.games[0].crawford_game)
+    for action in whole.games[0].actions[:7]:
+        partial.games[-1].append(action)
+    journal = Journal(finished[-1])
+    journal.start(partial)
+    journal.close()
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text("".join(json.dumps({"time": f"2026-02-0{n + 1}T10:00:00+0000", "opponent": "x",
+                                          "result": "won", "rating_before": 1500.0 + n, "rating_after": 1501.0 + n,
+                                          "record": str(path)}) + "\n" for n, path in enumerate(finished[:3]))
+                      + '{"torn": ')
+    store = open_store(url)
+    try:
+        first = sync_folder(store, folder, ledger)
+        assert (first.records, first.actions, first.ledger) == (4, sum(
+            len(g.actions) for p in finished[:3] for g in load_sgf(p).games) + 7, 3)
+        again = sync_folder(store, folder, ledger)
+        assert (again.records, again.actions) == (0, 0)  # the journal replayed adds nothing, the files are known
+        with store.begin() as conn:
+            found = query(conn)
+            under_way = conn.execute(select(matches.c.id, matches.c.ending)
+                                     .where(matches.c.key == finished[-1].name)).one()
+            assert under_way.ending is None and rebuild(conn, under_way.id).games == partial.games
+        assert found["matches"] == 4 and found["unfinished"] == 1
+        assert [r[1] for r in found["rating_history"]] == [1501.0, 1502.0, 1503.0]
+    finally:
+        store.close()
