@@ -22,7 +22,13 @@ _SINCE = re.compile(r"(\d+)([hdw])")
 
 
 def parse_since(text: str, now: datetime.datetime | None = None) -> datetime.datetime:
-    """``30d``, ``12h``, ``2w`` before now, or a date ``YYYY-MM-DD`` (ValueError otherwise)."""
+    """``30d``, ``12h``, ``2w`` before now, or a date ``YYYY-MM-DD`` (ValueError otherwise).
+
+    >>> parse_since("2w", datetime.datetime(2026, 3, 1, 12))
+    datetime.datetime(2026, 2, 15, 12, 0)
+    >>> parse_since("2026-01-31")
+    datetime.datetime(2026, 1, 31, 0, 0)
+    """
     now = now or datetime.datetime.now()
     m = _SINCE.fullmatch(text.strip())
     if m:
@@ -36,7 +42,11 @@ def parse_since(text: str, now: datetime.datetime | None = None) -> datetime.dat
 
 
 def wilson(won: int, n: int) -> tuple[float, float] | None:
-    """The 95% Wilson score interval of a win rate (None without matches)."""
+    """The 95% Wilson score interval of a win rate (None without matches).
+
+    >>> wilson(5, 10)
+    (0.236593, 0.763407)
+    """
     if n == 0:
         return None
     p = won / n
