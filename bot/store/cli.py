@@ -36,16 +36,16 @@ def _config(args: argparse.Namespace) -> object:
 def store_url(args: argparse.Namespace) -> str:
     """The store's URL text from the options (a ConfigError for a bad config)."""
     from bot.config import BotConfig
-    from bot.store.db import default_url
+    from bot.store.live import configured_url
 
     if args.store:
         return str(args.store)
     cfg = _config(args)
     assert isinstance(cfg, BotConfig)
-    text = cfg.store.url.strip()
-    if text.lower() == "off":
+    url = configured_url(cfg)
+    if url is None:
         raise StoreError("the config says store: off; give --store URL")
-    return text or default_url(cfg.records.dir)
+    return url
 
 
 def _fail(exc: Exception) -> int:

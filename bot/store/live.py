@@ -173,13 +173,21 @@ def shown_url(writer: LiveWriter) -> str:
     return writer.store.shown if writer.store is not None else "(store)"
 
 
-def writer_for(cfg: BotConfig) -> LiveWriter | None:
-    """The live writer of ``cfg.store`` (None when ``store: off``)."""
+def configured_url(cfg: BotConfig) -> str | None:
+    """The store's URL text of a bot config (None when ``store: off``): what the status
+    endpoint hands :func:`bot.store.stats.today_summary`."""
     text = cfg.store.url.strip()
     if text.lower() == "off":
         return None
+    return text or default_url(cfg.records.dir)
+
+
+def writer_for(cfg: BotConfig) -> LiveWriter | None:
+    """The live writer of ``cfg.store`` (None when ``store: off``)."""
+    url = configured_url(cfg)
+    if url is None:
+        return None
     records = cfg.records.dir
-    url = text or default_url(records)
     return LiveWriter(url, records_dir=records, ledger=cfg.records.ledger, us_name=cfg.account.user or "fibsbot",
                       server=cfg.server.host, level=cfg.engine.level_name,
                       settings=cfg.engine.model_dump(mode="json"))
