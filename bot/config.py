@@ -22,7 +22,7 @@ import string
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from bot.yamlconfig import (
     ConfigError,
@@ -199,6 +199,18 @@ class Status(StrictSection):
     port: Annotated[int, Field(ge=0, le=65535)] = 8130
 
 
+class Store(StrictSection):
+    url: str = ""
+    """The database every match goes to as well (bot.store): empty = ``sqlite:///`` the file
+    fibsbot.db in records.dir; ``postgresql://USER@HOST/DB`` (``${NAME}`` parts from the
+    environment); ``off``."""
+
+    @field_validator("url", mode="before")
+    @classmethod
+    def _off(cls, value: object) -> object:
+        return "off" if value is False else value  # YAML reads a bare off as false
+
+
 class BotConfig(StrictSection):
     server: Server = Server()
     account: Account = Account()
@@ -210,6 +222,14 @@ class BotConfig(StrictSection):
     records: Records = Records()
     local: Local = Local()
     status: Status = Status()
+    store: Store = Store()
+
+    @field_validator("store", mode="before")
+    @classmethod
+    def _store_url(cls, value: object) -> object:
+        if isinstance(value, str) or value is False:  # ``store: URL`` is short for ``store: {url: URL}``
+            return {"url": value}
+        return value
 
 
 def load(path: str | os.PathLike[str] = DEFAULT_PATH) -> BotConfig:

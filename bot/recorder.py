@@ -42,6 +42,22 @@ RECONSTRUCTED = ("dice unknown: not seen (connection lost); the move is the serv
 LAPSED = "not answered: the server dropped the offer when the match was saved (connection lost)"
 
 
+Listener = Callable[["Recorder", dict[str, Any]], None]
+listeners: list[Listener] = []
+"""Called with each journal entry once it is on disk, and with ``{"closed": over}`` when
+the record is closed (the store's live writer, :mod:`bot.store.live`)."""
+ledger_listeners: list[Callable[[dict[str, Any]], None]] = []
+"""Called with each ledger line once it is written."""
+
+
+def _notify(targets: list[Callable[..., None]], *args: object) -> None:
+    for listener in list(targets):
+        try:
+            listener(*args)
+        except Exception:  # a listener never stops the bot: the files hold everything
+            log.exception("record listener failed")
+
+
 def _who(name: str) -> int:
     return US if name == clip.YOU else THEM
 
@@ -120,6 +136,7 @@ class Recorder:
             self.journal.remove()
         else:
             self.journal.close()
+        _notify(listeners, self, {"closed": over})
 
     # -- events ---------------------------------------------------------------
 
@@ -272,6 +289,7 @@ class Recorder:
                 self.journal.write({"state": self._journaled})
         except OSError as exc:
             log.error("cannot write the journal %s: %s", self.journal.path, exc)
+        _notify(listeners, self, entry)
 
     def _state(self) -> dict[str, Any]:
         """The working state beyond the record (dice seen, our move not yet confirmed)."""
@@ -535,3 +553,4 @@ class Ledger:
                 f.write(json.dumps(entry, sort_keys=True) + "\n")
         except OSError as exc:
             log.error("cannot write the ledger %s: %s", self.path, exc)
+        _notify(ledger_listeners, entry)

@@ -219,6 +219,8 @@ def load_config(path: Path | None) -> tuple[Path, BotConfig]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from bot.store.live import live_store  # the database layer: loaded by the commands that use it
+
     try:
         configure_logging(args.log_level, args.log_file)
     except OSError as exc:
@@ -234,12 +236,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.local:
         if not cfg.account.user:
             raise ConfigError(f"{path}: account.user is empty (or use --local)")
-        return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
+        with live_store(cfg):
+            return asyncio.run(_run_fibs(cfg, bot_config.password(cfg.account)))
     decider = engine_decider(cfg)
     timer = status.TimedDecider(decider)
     player, sparring = local_players(cfg, timer, decider, length=args.length)
     try:
-        asyncio.run(play_local(player, sparring, signals=True, timer=timer))
+        with live_store(cfg):
+            asyncio.run(play_local(player, sparring, signals=True, timer=timer))
     except TimeoutError:
         print("fibsbot: the local match did not finish in time", file=sys.stderr)
         return 1

@@ -49,6 +49,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("analyse", "bot.cli.analyse"),
     ("convert", "bot.cli.convert"),
     ("diagram", "bot.report.cli"),
+    ("db", "bot.store.db_command"),
+    ("stats", "bot.store.stats_command"),
     ("tournament", "bot.cli.tournament"),
     ("calibrate", "bot.cli.calibrate"),
     ("server", "bot.cli.server"),
@@ -62,7 +64,7 @@ NAMED_ERRORS: tuple[tuple[str, str], ...] = (
     ("engine.errors", "BoardParseError"), ("engine.errors", "IllegalMoveError"),
     ("engine.errors", "RecordParseError"), ("engine.errors", "DataFileError"), ("engine.errors", "EngineError"),
     ("bot.yamlconfig", "ConfigError"), ("bot.session", "LoginFailed"),
-    ("bot.tournament.results", "ResultsMismatch"), ("http.client", "HTTPException"),
+    ("bot.tournament.results", "ResultsMismatch"), ("bot.store.errors", "StoreError"), ("http.client", "HTTPException"),
 )
 
 

@@ -95,6 +95,9 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 130
     table = cal.build_table(plan, played.results)
     atomic_write(output / cal.TABLE_JSON, json.dumps(table, indent=1) + "\n")
+    from bot.store.tournaments import record_calibration  # opt-in (FIBSBOT_STORE)
+
+    record_calibration(output, plan.command(), table)
     from engine.strength import StrengthTable
 
     if args.json:

@@ -93,6 +93,9 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
         """The results of this schedule: a folder run with more matches before keeps its extra ones unreported."""
         return [r for key, r in store.results.items() if key in keys]
 
+    from bot.store.tournaments import tournament_writer  # opt-in (FIBSBOT_STORE): the database layer
+
+    db = tournament_writer(config.output, config.fingerprint(), config.model_dump(mode="json"))
     skipped = len(specs) - len(todo)
     if skipped:
         console.print(f"resuming: {skipped} of {len(specs)} matches already in {store.path}")
@@ -112,6 +115,8 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
                 with interrupts.saving():
                     store.add(result, sgf_text)
                     played += 1
+                if db is not None:
+                    db.add(result, sgf_text)
                 progress.advance(task)
                 if on_result is not None:
                     on_result(result)
@@ -125,6 +130,8 @@ def run(config: TournamentConfig, executor: Executor, console: Console, *, live:
         interrupted = True
     finally:
         store.close()
+        if db is not None:
+            db.close()
     wall_s = time.perf_counter() - start
     final = reporting.build(config, scheduled_results())
     return RunSummary(len(specs), skipped, played, wall_s, interrupted, final)

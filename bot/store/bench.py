@@ -1,0 +1,131 @@
+"""The store's speed bars (commands, not tests; busy machines give noisy figures):
+
+``python3 -m bot.store.bench import --matches 1000``: importing recorded matches into
+SQLite costs at most twice parsing the same records alone (both measured in one run);
+``python3 -m bot.store.bench stats --matches 10000``: ``fibsbot stats`` over that many
+matches answers in under a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import func, insert, select
+
+from bot.store.imports import import_paths
+from bot.store.schema import matches
+from bot.store.stats import query
+from bot.store.store import open_store
+from engine.records import MatchRecord, load, save_sgf
+from engine.records.testing import random_match
+
+
+def recorded(folder: Path, count: int, seed: int = 1) -> list[Path]:
+    """``count`` random 5-point matches as the bot records them (us = player 1)."""
+    paths = []
+    for n in range(count):
+        base = random_match(seed * 100_003 + n, 5)
+        record = MatchRecord((("alice", "bob", "carol", "dave")[n % 4], "GnuBot"), base.length,
+                             crawford=base.crawford, date=base.date, event="FIBS", place="fibs.com")
+        for game in base.games:
+            record.new_game(game.score, game.crawford_game)
+            for action in game.actions:
+                record.games[-1].append(action)
+        path = folder / f"{n:06d}-GnuBot-vs-{record.players[0]}-5.sgf"
+        save_sgf(record, path)
+        paths.append(path)
+    return paths
+
+
+def bench_import(count: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as tmp:
+        folder = Path(tmp) / "records"
+        folder.mkdir()
+        paths = recorded(folder, count)
+        start = time.perf_counter()
+        for path in paths:
+            load(path)
+        parse_s = time.perf_counter() - start
+        store = open_store(f"sqlite:///{tmp}/store.db")
+        start = time.perf_counter()
+        report = import_paths(store, [folder])
+        import_s = time.perf_counter() - start
+        store.close()
+    return {"matches": count, "actions": report.actions, "parse_s": round(parse_s, 3),
+            "import_s": round(import_s, 3), "ratio": round(import_s / parse_s, 3)}
+
+
+def bench_stats(count: int) -> dict[str, float]:
+    """``count`` matches: 100 imported, the rest copies of their match rows under new keys,
+    each with an end time and a rating (stats reads matches, not actions)."""
+    with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as tmp:
+        folder = Path(tmp) / "records"
+        folder.mkdir()
+        url = f"sqlite:///{tmp}/store.db"
+        store = open_store(url)
+        import_paths(store, [Path(p) for p in recorded(folder, min(count, 100))])
+        with store.begin() as conn:
+            rows = [dict(r._mapping) for r in conn.execute(select(matches))]
+            copies = []
+            for n in range(count - len(rows)):
+                row = dict(rows[n % len(rows)])
+                row.pop("id")
+                row["key"] = f"copy-{n}-{row['key']}"
+                row["ended"] = datetime.datetime(2026, 1, 1) + datetime.timedelta(hours=n)  # a dated rating history
+                row["rating_after"] = 1500.0 + (n % 400) / 2
+                copies.append(row)
+            if copies:
+                conn.execute(insert(matches), copies)
+            total = conn.execute(select(func.count()).select_from(matches)).scalar_one()
+        store.close()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "bot.cli", "stats", "--store", url, "--by", "opponent",
+                               "--json"], capture_output=True, text=True, check=True)
+        command_s = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        answer = json.loads(done.stdout)
+        assert answer["matches"] == total
+        # the same answer without bot.cli's parser (which imports every other command's modules)
+        alone = ("import sys; from bot.store.cli import COMMANDS; import argparse; p = argparse.ArgumentParser(); "
+                 "add, run, _ = COMMANDS['stats']; add(p); sys.exit(run(p.parse_args(sys.argv[1:])))")
+        before_alone = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", alone, "--store", url, "--by", "opponent", "--json"],
+                       capture_output=True, text=True, check=True)
+        alone_s = time.perf_counter() - start
+        after_alone = resource.getrusage(resource.RUSAGE_CHILDREN)
+        store = open_store(url, create=False)
+        start = time.perf_counter()
+        with store.begin() as conn:
+            query(conn, by="opponent")
+        query_s = time.perf_counter() - start
+        store.close()
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    cpu_alone = after_alone.ru_utime + after_alone.ru_stime - before_alone.ru_utime - before_alone.ru_stime
+    return {"matches": total, "stats_command_s": round(command_s, 3), "stats_command_cpu_s": round(cpu, 3),
+            "store_alone_s": round(alone_s, 3), "store_alone_cpu_s": round(cpu_alone, 3), "query_s": round(query_s, 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m bot.store.bench", description=__doc__)
+    parser.add_argument("what", choices=["import", "stats"])
+    parser.add_argument("--matches", type=int)
+    args = parser.parse_args(argv)
+    if args.what == "import":
+        print(json.dumps(bench_import(args.matches or 1000)))
+    else:
+        print(json.dumps(bench_stats(args.matches or 10_000)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
