@@ -21,7 +21,7 @@ from bot.store.schema import actions, games, matches, metadata
 from bot.store.stats import query, today_summary
 from bot.store.store import Store, open_store
 from engine.records import MatchRecord, load_mat, load_sgf, save_mat, save_sgf
-from engine.records.testing import random_match
+from engine.bench.random_records import random_match
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from bot.store.live import LiveWriter
 from bot.store.schema import actions, matches
 from bot.store.store import open_store
 from engine.records import MatchRecord, save_sgf
-from engine.records.testing import random_match
+from engine.bench.random_records import random_match
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -73,7 +73,7 @@ def test_a_tournament_into_the_store_and_its_folder_imported_alike(tmp_path: pat
 
 
 def test_db_analyse_stores_what_the_engine_analysis_says(tmp_path: pathlib.Path) -> None:
-    from engine.records.testing import random_match
+    from engine.bench.random_records import random_match
     from engine.records import save_sgf
 
     record = random_match(21, 1)

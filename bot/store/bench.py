@@ -25,7 +25,7 @@ from bot.store.schema import matches
 from bot.store.stats import query
 from bot.store.store import open_store
 from engine.records import MatchRecord, load, save_sgf
-from engine.records.testing import random_match
+from engine.bench.random_records import random_match
 
 
 def recorded(folder: Path, count: int, seed: int = 1) -> list[Path]:
