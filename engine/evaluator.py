@@ -28,14 +28,10 @@ from typing import Any
 import numpy as np
 
 from engine import data, native, rollout, search
-from engine._core import ffi, lib
 from engine.boards import board_bytes, boards_bytes
-from engine.errors import DataFileError
 from engine.met import MatchEquityTable, default_met, met_at
 from engine.position import boards_from_ids
 from engine.probabilities import Probabilities
-
-_LOAD_VERIFY = 1
 
 
 class PositionClass(IntEnum):
@@ -67,21 +63,11 @@ class Engine:
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, verify: bool = True,
                  cache_log2: int = 16) -> None:
         self.files = data.locate(data_dir)
-        err = ffi.new("char[1024]")
-        ctx = lib.bg_engine_load(os.fsencode(self.files.weights), os.fsencode(self.files.bearoff_os),
-                                 os.fsencode(self.files.bearoff_ts), _LOAD_VERIFY if verify else 0,
-                                 err, len(err))
-        if ctx == ffi.NULL:
-            raise DataFileError(ffi.string(err).decode("utf-8", "replace"))
-        self._ctx = ffi.gc(ctx, lib.bg_engine_free)
-        self._cache = ffi.NULL
-        if cache_log2 > 0:
-            cache = lib.bg_cache_new(cache_log2)
-            if cache == ffi.NULL:
-                raise MemoryError("cannot allocate the position cache")
-            self._cache = ffi.gc(cache, lib.bg_cache_free)
-        # the C engine and cache as engine._fast takes them (kept alive by the cdata above)
-        self._engine_addr, self._cache_addr = native.address(self._ctx), native.address(self._cache)
+        # the loaded C engine and its cache (engine.native's handle)
+        self.native = native.EngineHandle(self.files.weights, self.files.bearoff_os, self.files.bearoff_ts,
+                                          verify, cache_log2)
+        # the C engine and cache as engine._fast takes them (kept alive by the handle)
+        self._engine_addr, self._cache_addr = self.native.address, self.native.cache_address
 
     @functools.cached_property
     def met(self) -> MatchEquityTable:
@@ -91,13 +77,11 @@ class Engine:
     @property
     def kernel(self) -> str:
         """The forward-pass kernel chosen for this CPU ("avx512", "avx2", "sse2", "generic")."""
-        kernel: str = ffi.string(lib.bg_engine_kernel(self._ctx)).decode()
-        return kernel
+        return self.native.kernel()
 
     def clear_cache(self) -> None:
         """Empties the position cache (safe while other threads evaluate)."""
-        if self._cache != ffi.NULL:
-            lib.bg_cache_clear(self._cache)
+        self.native.clear_cache()
 
     def evaluate(self, position: Any) -> Probabilities:
         """0-ply cubeless probabilities of a Position (or raw 2x25 board) for the side on roll."""
@@ -111,49 +95,34 @@ class Engine:
         """Evaluates a batch in one C call: an (N, 5) float64 array of probabilities
         (and an (N,) int32 array of class codes with ``with_classes=True``). Accepts
         positions, raw 2x25 boards, or an (N, 2, 25) / (N, 50) integer array."""
-        data, n = boards_bytes(positions)
-        out = np.empty((n, 5), dtype=np.float32)
-        classes = np.empty(n, dtype=np.int32)
-        if n:
-            rc = lib.bg_evaluate_many8(self._ctx, self._cache, data, n, ffi.from_buffer("float[]", out),
-                                       ffi.from_buffer("int[]", classes))
-            if rc:
-                raise ValueError(f"board {-rc - 1} has a side with more than 15 checkers")
+        out, classes = native.evaluate_many(self.native, *boards_bytes(positions))
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
 
     def classify(self, position: Any) -> PositionClass:
         """gnubg's class of a position (which evaluator applies)."""
-        out = ffi.new("int[1]")
-        if lib.bg_classify_many8(board_bytes(position), 1, out):
-            raise ValueError("a side has more than 15 checkers")
-        return PositionClass(out[0])
+        try:
+            return PositionClass(int(native.classify_many(board_bytes(position), 1)[0]))
+        except ValueError:
+            raise ValueError("a side has more than 15 checkers") from None
 
     def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0,
                      with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """:meth:`evaluate_many` of gnubg position IDs, decoded and evaluated in one
         C call on ``threads`` threads (0: every core); BoardParseError names a bad ID."""
         ids = list(position_ids)
-        out = np.empty((len(ids), 5), dtype=np.float32)
-        classes = np.empty(len(ids), dtype=np.int32)
-        if ids:
-            raw = "".join(ids).encode("ascii", "replace")
-            rc = -1 if len(raw) != 14 * len(ids) else lib.bg_evaluate_ids(
-                self._ctx, self._cache, raw, len(ids), threads, ffi.from_buffer("float[]", out),
-                ffi.from_buffer("int[]", classes))
-            if rc:
-                boards_from_ids(ids)  # raises, naming the bad ID
-                raise MemoryError("cannot evaluate the positions")
+        raw = "".join(ids).encode("ascii", "replace")
+        result = native.evaluate_ids(self.native, raw, len(ids), threads) if len(raw) == 14 * len(ids) else None
+        if result is None:
+            boards_from_ids(ids)  # raises, naming the bad ID
+            raise MemoryError("cannot evaluate the positions")
+        out, classes = result
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
 
     def classify_many(self, positions: Iterable[Any] | np.ndarray) -> np.ndarray:
         """Class codes of a batch, in one C call."""
-        data, n = boards_bytes(positions)
-        classes = np.empty(n, dtype=np.int32)
-        if n and lib.bg_classify_many8(data, n, ffi.from_buffer("int[]", classes)):
-            raise ValueError("a board has a side with more than 15 checkers")
-        return classes
+        return native.classify_many(*boards_bytes(positions))
 
     # ---- decisions (issue 4; engine/search.py, csrc/search.c) -------------------------------
     # The mover is ``match.on_roll`` (``position.board[1]``); ``match=None`` is money with

@@ -45,7 +45,7 @@ def raw_outputs(engine, position):
     """Our net outputs before the sanity check, and the position class."""
     flat = ffi.new("unsigned int[50]", [c for row in position.board for c in row])
     out, cls = ffi.new("float[5]"), ffi.new("int[1]")
-    lib.bg_evaluate_raw_many(engine._ctx, flat, 1, out, cls)
+    lib.bg_evaluate_raw_many(engine.native._c, flat, 1, out, cls)
     return list(out), cls[0]
 
 
@@ -59,8 +59,8 @@ def test_cubeful_noise_starts_from_checked_outputs(engine, gnubg):
         board = (tuple(p.board[0]), tuple(p.board[1]))
         cubeless = gnubg.evaluate(board, ci, gnubg.evalcontext(0, 0, 1, 0, settings.noise))[:5]
         cubeful = gnubg.evaluate(board, ci, gnubg.evalcontext(1, 0, 1, 0, settings.noise))[:5]
-        from_raw = apply_noise(raw, p.board, cls, settings, engine=engine._ctx, cubeful=False)
-        from_checked = apply_noise(checked, p.board, cls, settings, engine=engine._ctx, cubeful=True)
+        from_raw = apply_noise(raw, p.board, cls, settings, engine=engine.native, cubeful=False)
+        from_checked = apply_noise(checked, p.board, cls, settings, engine=engine.native, cubeful=True)
         assert list(cubeless) == pytest.approx(from_raw, abs=1e-6), p.position_id()
         assert list(cubeful) == pytest.approx(from_checked, abs=1e-6), p.position_id()
         telling += from_raw != pytest.approx(from_checked, abs=1e-6)

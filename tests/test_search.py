@@ -483,5 +483,5 @@ def test_search_internals_match_references(engine):
                 b[25 * side + rng.choice([24, 0, 5, 7, rng.randrange(25)])] += 1
         boards.append(b)
     flat = ffi.new("unsigned int[]", [c for b in boards for c in b])
-    assert lib.bg_search_selftest_prune(engine._ctx, flat, len(boards)) == 0
+    assert lib.bg_search_selftest_prune(engine.native._c, flat, len(boards)) == 0
     assert lib.bg_search_selftest_results(flat, 400) == 0
