@@ -53,7 +53,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
             return 2
         print(f"FIBS rating {args.rating:g}: {strength.describe()}")
         level = strength.setting.level(f"fibs-{args.rating:g}")
-    print(format_hint(Engine(), position, match, dice, level))
+    print(format_hint(Engine(), position, dice, match, level))
     return 0
 
 

@@ -21,16 +21,20 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from engine import data, native, rollout, search
 from engine.boards import board_bytes, boards_bytes
+from engine.cube import CubeDecision
+from engine.kinds import Dice, LevelLike, PositionLike
+from engine.match import MatchState
 from engine.met import MatchEquityTable, default_met, met_at
-from engine.position import boards_from_ids
+from engine.position import Position, boards_from_ids
 from engine.probabilities import Probabilities
 
 
@@ -53,6 +57,12 @@ class PositionClass(IntEnum):
 class Engine:
     """gnubg-compatible evaluator. ``Engine(data_dir=None)`` loads weights and bearoff
     databases once (see :mod:`engine.data` for where they are found).
+
+    Every decision method takes its arguments in one order: the position (or
+    positions), the dice (plays only), the match state, the level; options
+    follow by keyword. ``match=None`` is money play with the Jacoby rule and a
+    centred cube; the mover is ``match.on_roll``, whose chequers are
+    ``position.board[1]``. ``level`` is a name, a Level or an EvalSettings.
 
     ``verify`` checks every file against the digest of gnubg's published file (a
     corrupt file is an error, not wrong answers); turn it off to load other
@@ -83,15 +93,24 @@ class Engine:
         """Empties the position cache (safe while other threads evaluate)."""
         self.native.clear_cache()
 
-    def evaluate(self, position: Any) -> Probabilities:
+    def evaluate(self, position: PositionLike) -> Probabilities:
         """0-ply cubeless probabilities of a Position (or raw 2x25 board) for the side on roll."""
-        probs: Probabilities | None = native.evaluate(self._engine_addr, self._cache_addr, board_bytes(position))
+        probs = native.evaluate(self._engine_addr, self._cache_addr, board_bytes(position))
         if probs is None:
             raise ValueError("a side has more than 15 checkers")
         return probs
 
-    def evaluate_many(self, positions: Iterable[Any] | np.ndarray, *,
-                      with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    @overload
+    def evaluate_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer],
+                      *, with_classes: Literal[False] = False) -> npt.NDArray[np.float64]: ...
+
+    @overload
+    def evaluate_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer],
+                      *, with_classes: Literal[True]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]: ...
+
+    def evaluate_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer], *,
+                      with_classes: bool = False
+                      ) -> npt.NDArray[np.float64] | tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
         """Evaluates a batch in one C call: an (N, 5) float64 array of probabilities
         (and an (N,) int32 array of class codes with ``with_classes=True``). Accepts
         positions, raw 2x25 boards, or an (N, 2, 25) / (N, 50) integer array."""
@@ -99,15 +118,23 @@ class Engine:
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
 
-    def classify(self, position: Any) -> PositionClass:
+    def classify(self, position: PositionLike) -> PositionClass:
         """gnubg's class of a position (which evaluator applies)."""
         try:
             return PositionClass(int(native.classify_many(board_bytes(position), 1)[0]))
         except ValueError:
             raise ValueError("a side has more than 15 checkers") from None
 
+    @overload
     def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0,
-                     with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+                     with_classes: Literal[False] = False) -> npt.NDArray[np.float64]: ...
+
+    @overload
+    def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0,
+                     with_classes: Literal[True]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]: ...
+
+    def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0, with_classes: bool = False
+                     ) -> npt.NDArray[np.float64] | tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
         """:meth:`evaluate_many` of gnubg position IDs, decoded and evaluated in one
         C call on ``threads`` threads (0: every core); BoardParseError names a bad ID."""
         ids = list(position_ids)
@@ -120,54 +147,61 @@ class Engine:
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
 
-    def classify_many(self, positions: Iterable[Any] | np.ndarray) -> np.ndarray:
+    def classify_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
         """Class codes of a batch, in one C call."""
         return native.classify_many(*boards_bytes(positions))
 
-    # ---- decisions (issue 4; engine/search.py, csrc/search.c) -------------------------------
-    # The mover is ``match.on_roll`` (``position.board[1]``); ``match=None`` is money with
-    # the Jacoby rule and a centred cube; ``level`` is a name, a Level or an EvalSettings.
+    # ---- decisions (engine/search.py, csrc/search.c): position, dice, match, level -----------
 
     # gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``); the
     # function itself (no second frame: a decision's Python cost is part of the API's speed)
     best_move = search.best_move
 
-    def best_moves(self, positions: Any, dice: Any, level: Any = "expert", match: Any = None, **kw: Any) -> Any:
+    def best_moves(self, positions: Sequence[PositionLike], dice: Dice | Sequence[Dice],
+                   match: MatchState | None | Sequence[MatchState | None] = None, level: LevelLike = "expert",
+                   *, threads: int | None = None) -> list[search.MoveDecision]:
         """:meth:`best_move` of many positions in one C call, threads inside (a list of
         MoveDecision; ``dice`` and ``match``: one for all or one per position)."""
-        return search.best_moves(self, positions, dice, level, match, **kw)
+        return search.best_moves(self, positions, dice, match, level, threads=threads)
 
-    def cube_decisions(self, positions: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+    def cube_decisions(self, positions: Sequence[PositionLike],
+                       match: MatchState | None | Sequence[MatchState | None] = None, level: LevelLike = "expert",
+                       *, threads: int | None = None, beavers: bool = True) -> list[CubeDecision]:
         """:meth:`cube_decision` of many positions in one C call, threads inside."""
-        return search.cube_decisions(self, positions, match, level, **kw)
+        return search.cube_decisions(self, positions, match, level, threads=threads, beavers=beavers)
 
     # gnubg's cube decision for the side on roll before rolling (a CubeDecision), as best_move
     cube_decision = search.cube_decision
 
-    def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
+    def resign_offer(self, position: PositionLike, match: MatchState | None = None, level: LevelLike = "expert",
+                     declined: int = 0) -> int:
         """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""
-        offer: int = search.resign_offer(self, position, match, level, declined)
-        return offer
+        return search.resign_offer(self, position, match, level, declined)
 
-    def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
+    def accept_resignation(self, position: PositionLike, match: MatchState | None, level: LevelLike,
+                           value: int) -> bool:
         """Whether the side on roll (offered ``value``) accepts the other side's resignation."""
-        accept: bool = search.accept_resignation(self, position, match, level, value)
-        return accept
+        return search.accept_resignation(self, position, match, level, value)
 
-    def rollout(self, position: Any, match: Any = None, *, candidates: Any = None, trials: int = 1296,
-                level: Any = "expert", cube_level: Any = None, truncate: int | None = None, seed: int = 0,
-                quasi_random: bool = True, variance_reduction: bool = True, cubeful: bool = True,
-                threads: int | None = None, progress: Any = None, **settings: Any) -> Any:
+    def rollout(self, position: Position, match: MatchState | None = None, *,
+                candidates: rollout.Candidates = None, trials: int = rollout.DEFAULT_TRIALS,
+                level: rollout.LevelSpec = "expert", cube_level: rollout.LevelSpec | None = None,
+                truncate: int | None = None, seed: int = 0, quasi_random: bool = True,
+                variance_reduction: bool = True, cubeful: bool = True, threads: int | None = None,
+                progress: rollout.Progress | None = None,
+                **settings: rollout.SettingValue) -> rollout.RolloutResult:
         """gnubg's rollout of the position (``candidates=None``), of plays (Moves) or of
         the cube decision (``"cube"``): a RolloutResult (engine/rollout.py; more
         settings, e.g. ``stop_se``, ``late_level``, as keywords). ``threads``: None =
         every core; ``progress(done, total, partial_result)`` after each chunk."""
         s = rollout.RolloutSettings(trials=trials, level=level, cube_level=cube_level, truncate=truncate,
                                     seed=seed, quasi_random=quasi_random,
-                                    variance_reduction=variance_reduction, cubeful=cubeful, **settings)
+                                    variance_reduction=variance_reduction, cubeful=cubeful,
+                                    **settings)  # type: ignore[arg-type]
         job = rollout.RolloutJob.of(position, match, candidates, s)
         return rollout.run(self, job, threads=threads, progress=progress)
 
-    def evaluate_nply(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+    def evaluate_nply(self, position: PositionLike, match: MatchState | None = None, level: LevelLike = "expert",
+                      *, threads: int | None = None) -> search.NplyEvaluation:
         """n-ply evaluation before the roll at the level's cube context (an NplyEvaluation)."""
-        return search.evaluate_nply(self, position, match, level, **kw)
+        return search.evaluate_nply(self, position, match, level, threads=threads)

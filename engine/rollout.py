@@ -24,19 +24,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Union
 
 import numpy as np
 
 from engine import native
 from engine.cube import ACTIONS, cube_info
+from engine.kinds import EngineCore, LevelLike
 from engine.levels import EvalSettings, Level
 from engine.match import MatchState
 from engine.native import CubeInfo, RolloutStats, SearchSettings
 from engine.position import Move, Position
 from engine.search import c_settings, default_threads, resolve_level
 
-LevelLike = Union[str, Level, EvalSettings]
+LevelSpec = Union[LevelLike, tuple[LevelLike, LevelLike]]
+"""A level for both players, or a pair (player 0's, player 1's)."""
+SettingValue = Union[LevelSpec, int, float, str, bool, None]
+"""A value of one of :class:`RolloutSettings`' fields."""
+DEFAULT_TRIALS = 1296  # gnubg's default rollout length (36 x 36 quasi-random first rolls)
 Candidates = Union[None, str, Sequence[Move]]
 Progress = Callable[[int, int, "RolloutResult"], None]
 
@@ -62,14 +67,14 @@ class RolloutSettings:
     and the `gnubg` package) or "mt19937" (gnubg 1.07).
     """
 
-    trials: int = 1296
-    level: Any = "expert"
-    cube_level: Any = None
-    late_level: Any = None
-    late_cube_level: Any = None
+    trials: int = DEFAULT_TRIALS
+    level: LevelSpec = "expert"
+    cube_level: LevelSpec | None = None
+    late_level: LevelSpec | None = None
+    late_cube_level: LevelSpec | None = None
     late_ply: int | None = None
     truncate: int | None = None
-    truncation_level: Any = None
+    truncation_level: LevelSpec | None = None
     seed: int = 0
     quasi_random: bool = True
     variance_reduction: bool = True
@@ -101,36 +106,36 @@ class RolloutSettings:
             if value is not None:
                 _pair(value, cube=name != "level")  # validates names early
 
-    def with_(self, **changes: Any) -> RolloutSettings:
-        return replace(self, **changes)
+    def with_(self, **changes: SettingValue) -> RolloutSettings:
+        return replace(self, **changes)  # type: ignore[arg-type]
 
     @classmethod
-    def from_dict(cls, data: Any) -> RolloutSettings:
+    def from_dict(cls, data: object) -> RolloutSettings:
         """The settings of :meth:`as_dict` (ValueError for anything else)."""
         if not isinstance(data, dict) or set(data) - set(cls.__dataclass_fields__):
             raise ValueError("not a rollout's settings")
-        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        fields: dict[str, object] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
         try:
-            return cls(**fields)
+            return cls(**fields)  # type: ignore[arg-type]
         except TypeError as exc:
             raise ValueError(f"bad rollout settings: {exc}") from None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The settings as JSON-ready values (levels by name)."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for f in self.__dataclass_fields__:
             v = getattr(self, f)
             out[f] = v if v is None or isinstance(v, (int, float, str, bool)) else _level_text(v)
         return out
 
 
-def _level_text(value: Any) -> Any:
+def _level_text(value: object) -> str | list[str]:
     if isinstance(value, (tuple, list)):
-        return [_level_text(v) for v in value]
+        return [str(_level_text(v)) for v in value]
     return value.name if isinstance(value, Level) else str(value)
 
 
-def _pair(value: Any, cube: bool) -> tuple[EvalSettings, EvalSettings]:
+def _pair(value: LevelSpec, cube: bool) -> tuple[EvalSettings, EvalSettings]:
     """Player 0's and player 1's context of a level-like (or a pair of them)."""
     items = value if isinstance(value, (tuple, list)) else (value, value)
     if len(items) != 2:
@@ -189,10 +194,10 @@ class CandidateResult:
     stderr_mwc: float | None
     trials: int
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"move": self.move, "probabilities": list(self.probabilities),
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"move": self.move, "probabilities": list(self.probabilities),
                                "equity": self.equity, "cubeful_equity": self.cubeful_equity}
-        se: dict[str, Any] = {"probabilities": list(self.stderr_probabilities), "equity": self.stderr_equity,
+        se: dict[str, object] = {"probabilities": list(self.stderr_probabilities), "equity": self.stderr_equity,
                               "cubeful_equity": self.stderr_cubeful_equity}
         if self.mwc is not None:
             out["mwc"] = self.mwc
@@ -212,8 +217,8 @@ class RolloutResult:
     settings: RolloutSettings
     action: str | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"candidates": [c.as_json() for c in self.candidates],
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"candidates": [c.as_json() for c in self.candidates],
                                "trials": self.trials, "seconds": self.seconds}
         if self.action is not None:
             out["action"] = self.action
@@ -295,7 +300,7 @@ class RolloutJob:
             out.append((after.swap(), opp, True, True, match.cube))
         return out
 
-    def run_range(self, engine: Any, first: int, n: int, threads: int | None = None,
+    def run_range(self, engine: EngineCore, first: int, n: int, threads: int | None = None,
                   active: Sequence[int] | None = None) -> np.ndarray:
         """Trials first .. first+n-1 of the candidates (``active``: their indices,
         default all): an (n, len(active), 7) float32 array. The GIL is released."""
@@ -393,7 +398,7 @@ def merge_ranges(ranges: Sequence[tuple[int, np.ndarray]]) -> np.ndarray:
 # ---- running a rollout locally ---------------------------------------------------------------
 
 
-def run(engine: Any, job: RolloutJob, *, threads: int | None = None, progress: Progress | None = None,
+def run(engine: EngineCore, job: RolloutJob, *, threads: int | None = None, progress: Progress | None = None,
         done: Sequence[np.ndarray] | None = None, chunk: int | None = None,
         on_chunk: Callable[[list[np.ndarray]], None] | None = None) -> RolloutResult:
     """Runs (or continues from ``done``: per-candidate values so far) a rollout

@@ -37,19 +37,18 @@ import threading
 import time
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Union
+from typing import NamedTuple
 
 from engine.boards import board_bytes
 from engine.cube import CubeDecision, cube_info, decision_from_c
 from engine import native, resign as _resign
+from engine.kinds import Board, Dice, EngineCore, LevelLike, PositionLike
 from engine.levels import EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
 from engine.native import CubeInfo, Handle, SearchSettings, check as _check
 from engine.position import Move, Position, move_from_c
 from engine.probabilities import Probabilities
-
-LevelLike = Union[str, Level, EvalSettings]
 
 _MAX_MOVES = 4096
 _new = object.__new__
@@ -120,10 +119,10 @@ def _settings_for_call(settings: EvalSettings, threads: int | None) -> SearchSet
 
 _MONEY = MatchState(length=0, jacoby=True)
 # (id(engine), id(match), mover, beavers) -> (engine, match, C cube info), as above
-_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[Engine, MatchState, CubeInfo]] = {}
+_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[EngineCore, MatchState, CubeInfo]] = {}
 
 
-def _cube_info(engine: Engine, match: MatchState, mover: int, beavers: bool = True) -> CubeInfo:
+def _cube_info(engine: EngineCore, match: MatchState, mover: int, beavers: bool = True) -> CubeInfo:
     """The C cube info of a decision (read-only for the C calls: kept and reused)."""
     k = (id(engine), id(match), mover, beavers)
     hit = _CUBE_INFOS.get(k)
@@ -150,10 +149,10 @@ class _CallContext(NamedTuple):
 
 
 # (id(engine), id(level), id(match), threads, beavers, cube) -> ((engine, level, match), context)
-_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool], tuple[tuple[Any, Any, Any], _CallContext]] = {}
+_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool], tuple[tuple[EngineCore, LevelLike, MatchState | None], _CallContext]] = {}
 
 
-def _call_context(engine: Any, level: LevelLike, match: MatchState | None, threads: int | None,
+def _call_context(engine: EngineCore, level: LevelLike, match: MatchState | None, threads: int | None,
                   beavers: bool, cube: bool) -> _CallContext:
     """The context of a chequer-play (``cube`` false) or cube call. Random-noise
     settings get a fresh seed per call, as :func:`_settings_entry` gives them."""
@@ -175,7 +174,7 @@ def _call_context(engine: Any, level: LevelLike, match: MatchState | None, threa
 
 
 def _flat(position: PositionLike) -> list[int]:
-    board = getattr(position, "board", position)
+    board: Board = position.board if isinstance(position, Position) else position
     try:
         flat = [int(c) for c in list(board[0]) + list(board[1])]
     except (TypeError, OverflowError, IndexError, ValueError) as exc:
@@ -245,7 +244,7 @@ class MoveDecision:
         return f"MoveDecision(move={str(self.move)!r}, level={self.level!r})"
 
 
-def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchState | None = None,
+def best_move(engine: EngineCore, position: PositionLike, dice: tuple[int, int], match: MatchState | None = None,
               level: LevelLike = "expert", *, threads: int | None = None,
               max_candidates: int = _MAX_MOVES) -> MoveDecision:
     """gnubg's play at ``level`` for ``match.on_roll`` (``position.board[1]``) and ``dice``.
@@ -279,7 +278,7 @@ class NplyEvaluation:
     plies: int
 
 
-def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
+def evaluate_nply(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                   level: LevelLike = "expert", *, threads: int | None = None) -> NplyEvaluation:
     """n-ply evaluation of ``position`` (side on roll = ``match.on_roll``) with the
     level's cube-decision context (an EvalSettings is used as given)."""
@@ -292,7 +291,7 @@ def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
     return NplyEvaluation(probs, equity, cubeful, settings.plies)
 
 
-def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
+def cube_decision(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                   level: LevelLike = "expert", *, threads: int | None = None,
                   beavers: bool = True) -> CubeDecision:
     """gnubg's cube decision for ``match.on_roll`` (``position.board[1]``, before rolling).
@@ -311,8 +310,8 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
 # ---- many decisions in one call ------------------------------------------------------------
 
 
-def _cube_infos(engine: Any, match: MatchState | None | Sequence[MatchState | None], n: int,
-                beavers: bool = True) -> tuple[Any, int]:
+def _cube_infos(engine: EngineCore, match: MatchState | None | Sequence[MatchState | None], n: int,
+                beavers: bool = True) -> tuple[Handle, int]:
     """One C cube info for all decisions (step 0) or an array of one each (step 1)."""
     if match is None or isinstance(match, MatchState):
         m, mover = _mover(match)
@@ -327,12 +326,12 @@ def _cube_infos(engine: Any, match: MatchState | None | Sequence[MatchState | No
     return native.cube_infos(infos), 1
 
 
-def _keys(positions: Sequence[Any]) -> bytes:
+def _keys(positions: Sequence[PositionLike]) -> bytes:
     return b"".join([board_bytes(p) for p in positions])
 
 
-def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Sequence[tuple[int, int]],
-               level: LevelLike = "expert", match: MatchState | None | Sequence[MatchState | None] = None,
+def best_moves(engine: EngineCore, positions: Sequence[PositionLike], dice: Dice | Sequence[Dice],
+               match: MatchState | None | Sequence[MatchState | None] = None, level: LevelLike = "expert",
                *, threads: int | None = None) -> list[MoveDecision]:
     """:func:`best_move` for many positions in one C call, the decisions shared out
     to ``threads`` threads (default: every core), each searched on one thread.
@@ -344,7 +343,8 @@ def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Se
     lv = resolve_level(level)
     settings = lv.checker
     n = len(positions)
-    rolls: list[Any] = [dice] * n if len(dice) == 2 and isinstance(dice[0], int) else list(dice)
+    rolls: list[Sequence[int]] = ([dice] * n if len(dice) == 2 and isinstance(dice[0], int)  # type: ignore[list-item]
+                                  else list(dice))  # type: ignore[arg-type]
     if len(rolls) != n:
         raise ValueError(f"{len(rolls)} rolls for {n} positions")
     if any(len(roll) != 2 for roll in rolls):
@@ -357,7 +357,7 @@ def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Se
             else MoveDecision(move_from_c(blob), lv.name, settings, blob, 1) for blob in blobs]
 
 
-def cube_decisions(engine: Any, positions: Sequence[Any],
+def cube_decisions(engine: EngineCore, positions: Sequence[PositionLike],
                    match: MatchState | None | Sequence[MatchState | None] = None,
                    level: LevelLike = "expert", *, threads: int | None = None,
                    beavers: bool = True) -> list[CubeDecision]:
@@ -376,18 +376,18 @@ def cube_decisions(engine: Any, positions: Sequence[Any],
 # ---- resignation ------------------------------------------------------------------------------------
 
 
-def resign_offer(engine: Any, position: Any, match: MatchState | None = None,
+def resign_offer(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                  level: LevelLike = "expert", declined: int = 0) -> int:
     """The resignation gnubg's bot offers on its turn (0 none, 1 single, 2 gammon,
     3 backgammon): only in races, and only when the 0-ply cubeless evaluation is
     certain (gnubg-play-spec 6.1). The level does not matter (gnubg uses 0 ply)."""
     resolve_level(level)
     match, mover = _mover(match)
-    probs, classes = engine.evaluate_many([position], with_classes=True)
-    return _resign.resign_offer(probs[0], int(classes[0]), match, mover, declined)
+    probs, classes = native.evaluate_many(engine.native, board_bytes(position), 1)
+    return _resign.resign_offer(probs.astype(float)[0], int(classes[0]), match, mover, declined)
 
 
-def accept_resignation(engine: Any, position: Any, match: MatchState | None, level: LevelLike,
+def accept_resignation(engine: EngineCore, position: PositionLike, match: MatchState | None, level: LevelLike,
                        value: int) -> bool:
     """Whether the bot accepts a resignation of ``value`` (1 single, 2 gammon, 3 backgammon).
 
@@ -416,7 +416,7 @@ def _context_line(lv: Level, settings: EvalSettings) -> str:
     return _describe(settings) + label
 
 
-def _header(position: Any, match: MatchState | None) -> str:
+def _header(position: PositionLike, match: MatchState | None) -> str:
     pid = position.position_id() if hasattr(position, "position_id") else Position.from_board(position).position_id()
     if match is None:
         return f"Position ID: {pid}  (money game, Jacoby, centred cube)"
@@ -430,8 +430,8 @@ def _header(position: Any, match: MatchState | None) -> str:
             f"{where}, cube {match.cube} {owner}, player {match.on_roll} on roll")
 
 
-def format_hint(engine: Any, position: Any, match: MatchState | None = None,
-                dice: tuple[int, int] | None = None, level: LevelLike = "expert",
+def format_hint(engine: EngineCore, position: PositionLike, dice: Dice | None = None,
+                match: MatchState | None = None, level: LevelLike = "expert",
                 *, max_moves: int = 10) -> str:
     """gnubg-style hint text: with ``dice``, the ranked plays (equity, the
     difference to the best, probabilities, depth); without, the cube analysis."""

@@ -465,9 +465,9 @@ def test_decision_api(engine):
 
 def test_format_hint(engine):
     p = Position.initial()
-    text = format_hint(engine, p, None, (3, 1), "world class")
+    text = format_hint(engine, p, (3, 1), None, "world class")
     assert "8/5 6/5" in text and "Eq.:" in text and "[world class]" in text
-    text = format_hint(engine, p, MatchState(length=7, score=(2, 4), on_roll=1, turn=1), None, "expert")
+    text = format_hint(engine, p, None, MatchState(length=7, score=(2, 4), on_roll=1, turn=1), "expert")
     assert "Proper cube action:" in text and "No double" in text and "7-point match" in text
 
 

@@ -90,7 +90,7 @@ def run_api(args: argparse.Namespace) -> None:
         timed(lambda: [engine.best_move(Position.from_position_id(i), d, None, expert, threads=1).move
                        for i, d in pairs]),
         timed(lambda: [d.move for d in engine.best_moves([Position.from_position_id(i) for i in ids], dice,
-                                                         expert, threads=1)]),
+                                                         None, expert, threads=1)]),
     ], repeats)
     row("gnubg findbestmove(positionfromid(id), ...)", reference)
     row("ours Engine.best_move(Position.from_position_id(id), ...).move", one, reference)
