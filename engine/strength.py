@@ -14,7 +14,7 @@ The two formulas that tie a rating to play (gnubg-play-spec 7.4):
 * the FIBS formula: a player rated ``D`` points higher wins an ``N``-point
   match with probability ``1 / (1 + 10^(-D sqrt(N) / 2000))``;
 * the error-based absolute rating ``2050 - (EPM (8798 + 25526/N) + EPC (863 - 519/N))``
-  (:func:`engine.analysis_rates.abs_fibs_rating`).
+  (:func:`engine.analysis.rates.abs_fibs_rating`).
 
 >>> round(fibs_win_probability(100, 5), 4)
 0.564

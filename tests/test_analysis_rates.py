@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from engine.analysis_rates import (ErrorRates, abs_fibs_rating, cube_errors, fibs_rating_losses,
+from engine.analysis.rates import (ErrorRates, abs_fibs_rating, cube_errors, fibs_rating_losses,
                                    historical_rating, is_close_cube, luck, luck_fibs_rating_diff,
                                    rating_label, skill, xg_pr)
 

@@ -19,9 +19,9 @@ import pytest
 
 from engine.evaluator import Engine
 from engine.rollout import run
-from engine.rollout_parity import compare, make_cases
+from engine.bench.rollout_parity import compare, make_cases
 
-CASE = "contact position money world class noVR trunc6"  # python -m engine.rollout_parity --only 29
+CASE = "contact position money world class noVR trunc6"  # python -m engine.bench.rollout_parity --only 29
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def job():
 
 
 def test_truncated_world_class_rollout_equals_gnubg_without_cache(job):
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
     engine, j = job
     agreement = compare(run(engine, j, threads=1), rollout_gnubg.rollout(j, cache=0), exact=True)
@@ -40,7 +40,7 @@ def test_truncated_world_class_rollout_equals_gnubg_without_cache(job):
 
 
 def test_gnubgs_truncated_value_depends_on_its_cache(job):
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
     _, j = job
     fresh = rollout_gnubg.rollout(j, cache=0)[0].means
@@ -51,7 +51,7 @@ def test_gnubgs_truncated_value_depends_on_its_cache(job):
 
 def test_noisy_truncation_level_equals_gnubg():
     pytest.importorskip("gnubg")
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
     from engine.levels import level
     from engine.position import Position
     from engine.rollout import RolloutJob, RolloutSettings

@@ -1,5 +1,5 @@
 """A rollout as the judge of a paired level comparison (`fibsbot analyse --levels
-... --judge rollout`; engine/level_compare.py).
+... --judge rollout`; engine/analysis/level_compare.py).
 
 Where the levels' plays differ, the distinct plays are rolled out together
 (the same dice for all, variance reduction, Expert both sides by default)
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.evaluator import Engine
-from engine.level_compare import Spot
+from engine.analysis.level_compare import Spot
 from engine.position import Position
 from engine.rollout import CandidateResult
 
