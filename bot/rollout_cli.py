@@ -22,7 +22,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 
 from engine.records import atomic_write
-from engine.rollout import OUTPUTS, CandidateResult, RolloutJob, RolloutResult, RolloutSettings, run
+from engine.rollout import DEFAULT_TRIALS, OUTPUTS, CandidateResult, RolloutJob, RolloutResult, RolloutSettings, run
 
 SAVE_FORMAT = "fibsbot-rollout/1"
 DEFAULT_PLAYS = 5
@@ -30,7 +30,8 @@ DEFAULT_PLAYS = 5
 
 def add_rollout_arguments(p: argparse.ArgumentParser, *, for_hint: bool = False) -> None:
     """The rollout settings' flags (``fibsbot rollout``; ``hint --rollout`` takes them too)."""
-    p.add_argument("--trials", type=int, default=1296, help="trials (games) per candidate (default 1296)")
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"trials (games) per candidate (default {DEFAULT_TRIALS})")
     if not for_hint:  # hint has its own --level
         p.add_argument("--level", default="expert", help="chequer play of both sides (default expert)")
     p.add_argument("--cube-level", default=None, help="cube decisions (default: --level)")

@@ -20,7 +20,7 @@ import time
 
 from engine.evaluator import Engine
 from engine.position import Position
-from engine.rollout import RolloutJob, RolloutSettings, run
+from engine.rollout import DEFAULT_TRIALS, RolloutJob, RolloutSettings, run
 from engine.bench import rollout_gnubg
 
 OPENING = "4HPwATDgc/ABMA"
@@ -36,7 +36,7 @@ def timed(fn: object, *args: object, **kw: object) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.bench.rollout_speed", description=__doc__.split("\n\n")[0])
     ap.add_argument("--position", default=OPENING, help="gnubg position ID (default: the opening position)")
-    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--trials", type=int, default=DEFAULT_TRIALS)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="alternating rounds (times are summed)")
     args = ap.parse_args(argv)
