@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 
 from engine import native
 from engine.match import MatchState
-from engine.levels import low_ply_efficiency
 from engine.met import MatchEquityTable, default_met
 from engine.native import CubeInfo
 from engine.probabilities import CubeEquities
@@ -191,7 +190,7 @@ def cube_decision_from_probabilities(
     if efficiency_x is None:
         board = getattr(position, "board", position)
         efficiency_x = efficiency(board, position_class,  # type: ignore[arg-type]
-                                  low_ply_efficiency(efficiency_set, plies))
+                                  native.low_ply_efficiency(efficiency_set, plies))
     if exact_money is None and engine_ctx is not None and position_class in (CLASS_BEAROFF2, CLASS_BEAROFF_TS):
         board = getattr(position, "board", position)
         if board is not None:

@@ -523,6 +523,14 @@ def cube_decision(p: Sequence[float], efficiency_x: float, position_class: int,
     return code, float(out[0]), CubeEquities(float(out[1]), float(out[2]), float(out[3]))
 
 
+def low_ply_efficiency(efficiency_set: str, plies: int) -> bool:
+    """Whether a context of ``plies`` uses gnubg 1.1's 0-1 ply cube efficiencies
+    (the C engine's rule; ``efficiency_set`` one of :data:`engine.levels.EFFICIENCY_SETS`)."""
+    if efficiency_set not in EFFICIENCY_SETS:
+        raise ValueError(f"unknown cube efficiency set {efficiency_set!r}; valid: {', '.join(EFFICIENCY_SETS)}")
+    return bool(_lib.bg_low_ply_efficiency(EFFICIENCY_SETS.index(efficiency_set), plies))
+
+
 def f32(x: float) -> float:
     """``x`` rounded to single precision."""
     return float(_ffi.cast("float", x))
