@@ -31,7 +31,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     from engine.evaluator import Engine
     from engine.levels import Level
     from engine.search import format_hint
-    from engine.strength import shipped_table
+    from engine.strength import strength_for_rating
 
     position, match = parse_gnubg_id(args.id)
     dice = args.dice or (match.dice if match else None)
@@ -47,7 +47,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     level: str | Level = args.level
     if args.rating is not None:
         try:
-            strength = shipped_table().for_rating(args.rating)
+            strength = strength_for_rating(args.rating)
         except ValueError as exc:
             print(f"fibsbot hint: {exc}", file=sys.stderr)
             return 2

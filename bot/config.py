@@ -25,9 +25,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from bot.yamlconfig import ConfigError, LevelName, StrictSection, load_yaml, shipped_config
-from engine.errors import DataFileError
 from engine.levels import Level
-from engine.strength import Strength, shipped_table
+from engine.strength import Strength, strength_for_rating
 
 DEFAULT_PATH = shipped_config("bot.yaml")
 
@@ -89,10 +88,7 @@ class StrengthChoice(StrictSection):
         return self
 
     def chosen(self) -> Strength:
-        try:
-            return shipped_table().for_rating(self.fibs_rating)
-        except DataFileError as exc:
-            raise ValueError(str(exc)) from None
+        return strength_for_rating(self.fibs_rating)
 
 
 class EngineSettings(StrictSection):

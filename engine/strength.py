@@ -232,6 +232,20 @@ def shipped_table() -> StrengthTable:
     return StrengthTable.load()
 
 
+def strength_for_rating(rating: float) -> Strength:
+    """The shipped table's setting for a FIBS rating: the one rule from a rating to
+    play. ValueError names the covered range, or what is wrong with the table."""
+    try:
+        return shipped_table().for_rating(rating)
+    except DataFileError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def level_for_rating(rating: float, name: str | None = None) -> Level:
+    """The level that plays at a FIBS rating (:func:`strength_for_rating`)."""
+    return strength_for_rating(rating).setting.level(name)
+
+
 def _row(entry: Mapping[str, Any]) -> Strength:
     setting = Setting(plies=int(entry["plies"]), noise=float(entry["noise"]))
     numbers = [float(entry[k]) for k in ("rating", "low", "high", "error_rate_memg", "error_rate_low",

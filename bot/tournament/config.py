@@ -27,9 +27,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from bot.yamlconfig import LevelName, StrictSection, load_yaml, shipped_config
-from engine.errors import DataFileError
 from engine.levels import FILTER_NAMES, EvalSettings, Level, level as _level
-from engine.strength import shipped_table
+from engine.strength import level_for_rating
 
 DEFAULT_PATH = shipped_config("tournament.yaml")
 
@@ -88,10 +87,7 @@ class Player(StrictSection):
     def _base(self) -> Level:
         if self.fibs_rating is None:
             return _level(self.level or "expert")
-        try:
-            return shipped_table().for_rating(self.fibs_rating).setting.level()
-        except DataFileError as exc:
-            raise ValueError(str(exc)) from None
+        return level_for_rating(self.fibs_rating)
 
     def build(self) -> Level:
         """The engine level this player plays at (labelled with the player's name)."""
