@@ -491,10 +491,13 @@ def cube_decide_many(engine: EngineHandle, keys: bytes, n: int, settings: Search
     info, codes = _ffi.new("float[]", 3 * size), _ffi.new("int[]", size)
     check(_lib.bg_cube_decide_many8(engine._c, engine._cache, keys, n, settings._c, infos._c, step, threads,
                                     out, probs, pre, info, codes))
+    codes_ = _ffi.unpack(codes, n)
+    if n and min(codes_) < 0:
+        check(min(codes_))
     outs = _ffi.unpack(out, 4 * n)
     wins = _ffi.unpack(pre, 5 * n)[::5]
     infos_ = _ffi.unpack(info, 3 * n)
-    return [(check(int(codes[i])), outs[4 * i], CubeEquities(*outs[4 * i + 1:4 * i + 4]), wins[i],
+    return [(codes_[i], outs[4 * i], CubeEquities(outs[4 * i + 1], outs[4 * i + 2], outs[4 * i + 3]), wins[i],
              infos_[3 * i], infos_[3 * i + 1], infos_[3 * i + 2]) for i in range(n)]
 
 

@@ -368,9 +368,10 @@ def cube_decisions(engine: EngineCore, positions: Sequence[PositionLike],
     n = len(positions)
     cis, step = _cube_infos(engine, match, n, beavers)
     plies = settings.plies
-    return [decision_from_c(*one, plies) for one in native.cube_decide_many(
-        engine.native, _keys(positions), n, _settings_for_call(settings, 1), cis, step,
-        _threads_for(settings, threads))]
+    return [decision_from_c(code, optimal, equities, win, available, point, beavers, plies)
+            for code, optimal, equities, win, available, point, beavers in native.cube_decide_many(
+                engine.native, _keys(positions), n, _settings_for_call(settings, 1), cis, step,
+                _threads_for(settings, threads))]
 
 
 # ---- resignation ------------------------------------------------------------------------------------
