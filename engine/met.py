@@ -32,7 +32,6 @@ import os
 import pathlib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 

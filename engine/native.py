@@ -31,7 +31,7 @@ import numpy as np
 from engine import _fast
 from engine._core import ffi as _ffi
 from engine._core import lib as _lib
-from engine.errors import BoardParseError, DataFileError, EngineError, IllegalMoveError
+from engine.errors import DataFileError, EngineError, IllegalMoveError
 from engine.levels import EFFICIENCY_SETS, EvalSettings
 from engine.probabilities import CubeEquities, Probabilities
 
