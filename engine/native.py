@@ -323,6 +323,12 @@ _MAX_MOVES = 4096
 _buffers = threading.local()  # per-thread scratch for the C move generator and IDs
 
 
+def move_steps(raw: bytes) -> list[tuple[int, int, bool]]:
+    """The steps (from, to, hit) of one bg_move copied out as bytes, in the mover's
+    1-based points (25 = bar, 0 = off); C: src[4], dst[4] (0-based, off = -1), hit[4], n_steps."""
+    return [(raw[i] + 1, (raw[4 + i] + 1) & 0xFF, raw[8 + i] != 0) for i in range(raw[12])]
+
+
 def boards_from_ids(raw: bytes, n: int) -> bytes | int:
     """The 50-byte keys of ``n`` position IDs given end to end, or the C error code."""
     out = _ffi.new("char[]", max(50 * n, 1))

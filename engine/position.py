@@ -126,9 +126,7 @@ class Move:
     def steps(self) -> tuple[Step, ...]:
         """The checker steps (a play from the C generator decodes them on first use)."""
         if self._steps is None:
-            raw = self._raw  # one bg_move: src[4], dst[4] (0-based, off = -1), hit[4], n_steps
-            self._steps = tuple([Step(raw[i] + 1, (raw[4 + i] + 1) & 0xFF, raw[8 + i] != 0)
-                                 for i in range(raw[12])])
+            self._steps = tuple([Step(*step) for step in native.move_steps(self._raw)])
         return self._steps
 
     def _format(self) -> str:
