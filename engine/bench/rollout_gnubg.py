@@ -40,7 +40,7 @@ _ROLL = re.compile(r";[BW]\[(\d)(\d)")
 
 
 def _gnubg() -> Any:
-    import gnubg  # type: ignore[import-untyped]  # the oracle (no stubs); benchmarks and tests only
+    import gnubg  # the oracle (no stubs: typed Any, pyproject tool.mypy); benchmarks and tests only
 
     if not _READY:
         lib = ctypes.CDLL(gnubg._gnubg.__file__)
