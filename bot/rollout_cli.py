@@ -27,6 +27,7 @@ from bot.cli.ids import parse_gnubg_id
 from bot.cli.rollout_options import DEFAULT_PLAYS
 from engine.records import atomic_write
 from engine.rollout import (
+    DEFAULT_TRIALS,
     OUTPUTS,
     CandidateResult,
     RolloutJob,
@@ -39,7 +40,8 @@ SAVE_FORMAT = "fibsbot-rollout/1"
 
 
 def settings_of(args: argparse.Namespace) -> RolloutSettings:
-    return RolloutSettings(trials=args.trials, level=args.level, cube_level=args.cube_level,
+    trials = DEFAULT_TRIALS if args.trials is None else args.trials
+    return RolloutSettings(trials=trials, level=args.level, cube_level=args.cube_level,
                            truncate=args.truncate, seed=args.seed, quasi_random=not args.no_quasi_random,
                            variance_reduction=not args.no_variance_reduction, cubeful=not args.cubeless,
                            stop_se=args.stop_se, min_trials=args.min_trials)

@@ -32,10 +32,9 @@ from pydantic import (
     model_validator,
 )
 
-from engine.errors import DataFileError
 from engine.levels import Level
 from engine.levels import level as _level
-from engine.strength import Strength, shipped_table
+from engine.strength import Strength, level_for_rating, strength_for_rating
 
 log = logging.getLogger(__name__)
 
@@ -100,10 +99,7 @@ class FibsRating(StrictSection):
         return self
 
     def chosen(self) -> Strength:
-        try:
-            return shipped_table().for_rating(self.fibs_rating)
-        except DataFileError as exc:
-            raise ValueError(str(exc)) from None
+        return strength_for_rating(self.fibs_rating)
 
 
 def _choice_kind(value: Any) -> str:
@@ -125,7 +121,7 @@ def choose_level(choice: LevelChoice) -> Level:
     """The engine level a choice plays at."""
     if isinstance(choice, str):
         return _level(choice)
-    return choice.chosen().setting.level(choice_name(choice))
+    return level_for_rating(choice.fibs_rating, choice_name(choice))
 
 
 def describe_choice(choice: LevelChoice) -> str:

@@ -137,6 +137,9 @@ float bg_cube_emg_to_mwc(float emg, const bg_cubeinfo *ci);
  * 0.55 + 0.00125 pips in [0.6, 0.7]), also gnubg 1.1's for 2+ ply contexts;
  * low_ply = 1: gnubg 1.1's set for 0-1 ply contexts (0.76, race
  * 0.6 + 0.0025 pips in [0.6, 0.8]), what the `gnubg` PyPI package uses. */
+/* Whether a context uses gnubg 1.1's 0-1 ply cube efficiencies: efficiency set 1
+ * (gnubg 1.1) at 0 or 1 ply. The one statement of the rule (search, rollout, Python). */
+int bg_low_ply_efficiency(int efficiency_set, int plies);
 float bg_cube_efficiency(const unsigned int *board, int pos_class, int low_ply);
 /* Cubeful value at a leaf from cubeless p (5 floats) for ci->move: money =
  * normalised cubeful equity (per ci->cube); match = cubeful MWC.

@@ -131,6 +131,11 @@ float bg_cube_mwc_to_emg(float mwc, const bg_cubeinfo *ci)
 
 /* ---- efficiency ------------------------------------------------------------ */
 
+int bg_low_ply_efficiency(int efficiency_set, int plies)
+{
+    return efficiency_set == 1 && plies <= 1;
+}
+
 float bg_cube_efficiency(const unsigned int *board, int pos_class, int low_ply)
 {
     /* gnubg 1.07 uses one parameter set; gnubg 1.1 keeps it for 2+ ply

@@ -49,7 +49,7 @@ static void invert7(float v[NOUT], int match)
 
 static int low_ply_efficiency(const bg_search_settings *s)
 {
-    return s->efficiency_set == 1 && s->plies <= 1;
+    return bg_low_ply_efficiency(s->efficiency_set, s->plies);
 }
 
 /* The 7 outputs of b (side on roll = ci->move) evaluated with context s

@@ -655,7 +655,7 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
      * context: 0-1 ply contexts use the second set. The leaves of a search
      * belong to the search's context; the move choices inside the tree use
      * it too when pruning, else a 0-ply copy of it. */
-    w->low_eff = s->efficiency_set == 1 && s->plies <= 1;
+    w->low_eff = bg_low_ply_efficiency(s->efficiency_set, s->plies);
     w->low_eff_choice = w->prune ? w->low_eff : s->efficiency_set == 1;
     w->cache = s->noise > 0.0f ? NULL : cache;
     w->repeatable = s->noise == 0.0f || s->deterministic;

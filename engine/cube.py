@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from engine._core import ffi, lib
+from engine import native
 from engine.match import MatchState
-from engine.levels import low_ply_efficiency
 from engine.met import MatchEquityTable, default_met
+from engine.native import CubeInfo
+from engine.probabilities import CubeEquities
 
 # gnubg's position classes
 CLASS_OVER, CLASS_BEAROFF2, CLASS_BEAROFF_TS, CLASS_BEAROFF1, CLASS_BEAROFF_OS = 0, 4, 5, 6, 7
@@ -67,14 +68,6 @@ _OPTIONAL = frozenset({OPTIONAL_DOUBLE_TAKE, OPTIONAL_REDOUBLE_TAKE, OPTIONAL_DO
 _PASSES = frozenset({DOUBLE_PASS, REDOUBLE_PASS, TOOGOOD_PASS, TOOGOODRE_PASS,
                      OPTIONAL_DOUBLE_PASS, OPTIONAL_REDOUBLE_PASS})
 _BEAVERS = frozenset({DOUBLE_BEAVER, NODOUBLE_BEAVER, NO_REDOUBLE_BEAVER, OPTIONAL_DOUBLE_BEAVER})
-
-
-class CubeEquities(NamedTuple):
-    """No double, double/take, double/pass (normalised equity or EMG)."""
-
-    nd: float
-    dt: float
-    dp: float
 
 
 class CubeDecision(NamedTuple):
@@ -123,26 +116,21 @@ def _clamp_match(length: int, score: tuple[int, int]) -> tuple[int, tuple[int, i
 
 def cube_info(match: MatchState | None, player: int = 0, *, beavers: bool = True,
               met: MatchEquityTable | None = None, cube: int | None = None,
-              owner: int | None = None) -> Any:
+              owner: int | None = None) -> CubeInfo:
     """A C ``bg_cubeinfo`` for ``player`` on roll (``match=None``: money, Jacoby, centred).
 
     ``cube``/``owner`` override the match's cube. The MET must outlive the result
     (the default MET is kept for the life of the process).
     """
-    ci = ffi.new("bg_cubeinfo *")
     if match is None:
         match = MatchState(length=0, jacoby=True)
     cube = match.cube if cube is None else cube
     owner = match.cube_owner if owner is None else owner
     if match.length:
-        table = (met or default_met()).c_table()
         length, score = _clamp_match(match.length, match.score)
-        lib.bg_cubeinfo_set(ci, table, cube, owner, player, length, score[0], score[1],
-                            int(match.crawford_game), 0, 0)
-    else:
-        lib.bg_cubeinfo_set(ci, ffi.NULL, cube, owner, player, 0, 0, 0, 0,
-                            int(match.jacoby), int(beavers))
-    return ci
+        return CubeInfo((met or default_met()).c_table(), cube, owner, player, length, score,
+                        match.crawford_game, False, False)
+    return CubeInfo(None, cube, owner, player, 0, (0, 0), False, match.jacoby, beavers)
 
 
 def _probs5(probs: object) -> list[float]:
@@ -162,8 +150,8 @@ def efficiency(board: Sequence[Sequence[int]] | None, position_class: int,
     """gnubg's cube efficiency of a leaf position (section 4.2)."""
     if position_class == CLASS_RACE and board is None:
         raise ValueError("race positions need the board (pip count) for the cube efficiency")
-    flat = ffi.new("unsigned int[50]", [c for row in board for c in row] if board else [0] * 50)
-    return float(lib.bg_cube_efficiency(flat, position_class, int(low_ply)))
+    return native.cube_efficiency([c for row in board for c in row] if board else [0] * 50, position_class,
+                                  low_ply)
 
 
 def cube_decision_from_probabilities(
@@ -175,7 +163,7 @@ def cube_decision_from_probabilities(
     position: object | None = None,
     efficiency_x: float | None = None,
     exact_money: Sequence[float] | None = None,
-    engine_ctx: object | None = None,
+    engine_ctx: native.EngineHandle | None = None,
     beavers: bool = True,
     plies: int = 0,
     efficiency_set: str = "gnubg-1.07",
@@ -190,7 +178,7 @@ def cube_decision_from_probabilities(
     ``position`` (a :class:`~engine.position.Position` or a 2x25 board) or
     ``efficiency_x``. Two-sided bearoff classes use ``exact_money`` (the
     database's money cubeful equities centred / owned / opponent owns) when
-    given, or read them through ``engine_ctx`` (a ``bg_engine *``) and ``position``. ``plies``/``precheck_probs`` feed the bot's optional-double and
+    given, or read them through ``engine_ctx`` (an engine's ``native.EngineHandle``) and ``position``. ``plies``/``precheck_probs`` feed the bot's optional-double and
     market-window rules (defaults: a 0-ply decision, the same probabilities).
     ``efficiency_set``: see :data:`engine.levels.EFFICIENCY_SETS` ("gnubg-1.1" matches the
     `gnubg` PyPI package).
@@ -202,20 +190,14 @@ def cube_decision_from_probabilities(
     if efficiency_x is None:
         board = getattr(position, "board", position)
         efficiency_x = efficiency(board, position_class,  # type: ignore[arg-type]
-                                  low_ply_efficiency(efficiency_set, plies))
-    cp = ffi.new("float[5]", p)
+                                  native.low_ply_efficiency(efficiency_set, plies))
     if exact_money is None and engine_ctx is not None and position_class in (CLASS_BEAROFF2, CLASS_BEAROFF_TS):
         board = getattr(position, "board", position)
         if board is not None:
-            buf = ffi.new("float[3]")
-            flat = ffi.new("unsigned int[50]", [c for row in board for c in row])  # type: ignore[union-attr]
-            if lib.bg_cube_exact_money(engine_ctx, flat, buf) == 0:
-                exact_money = list(buf)
-    exact = ffi.new("float[3]", list(exact_money)) if exact_money is not None else ffi.NULL
-    out = ffi.new("float[4]")
-    code = lib.bg_cube_decision(cp, efficiency_x, position_class, exact, ci, out)
+            exact_money = native.cube_exact_money(engine_ctx, [c for row in board for c in row])  # type: ignore[union-attr]
+    code, optimal, equities = native.cube_decision(p, efficiency_x, position_class, exact_money, ci)
     pre = _probs5(precheck_probs) if precheck_probs is not None else p
-    return decision_of(code, out, ci, ffi.new("float[5]", pre), plies)
+    return decision_of(code, optimal, equities, ci, pre, plies)
 
 
 _new_tuple = tuple.__new__
@@ -233,22 +215,24 @@ def decision_from_c(code: int, optimal: float, equities: CubeEquities, pre_win: 
         code not in _PASSES, beavers != 0.0 and code in _BEAVERS, double_point))
 
 
-def decision_of(code: int, out: Any, ci: Any, pre: Any, plies: int) -> CubeDecision:
-    """The decision for gnubg's cube-decision ``code``: ``out`` holds the optimal,
-    no-double, double/take and double/pass equities; ``pre`` the probabilities its
-    double-point check reads (C ``float[5]``); ``plies`` the evaluation's depth."""
-    available = bool(lib.bg_cube_available(ci))
-    double_point = lib.bg_cube_double_point_dead(pre, ci)
-    should_double = available and pre[0] >= double_point and (
-        code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre[0] > 0.001))
+def decision_of(code: int, optimal: float, equities: CubeEquities, ci: CubeInfo, pre: Sequence[float],
+                plies: int) -> CubeDecision:
+    """The decision for gnubg's cube-decision ``code`` with its optimal and no-double,
+    double/take, double/pass equities; ``pre`` the probabilities its double-point
+    check reads; ``plies`` the evaluation's depth."""
+    available = ci.available()
+    double_point = ci.double_point_dead(pre)
+    win = native.f32(pre[0])  # the check reads the C float
+    should_double = available and win >= double_point and (
+        code in _DOUBLES or (code in _OPTIONAL and plies == 0 and win > 0.001))
     return CubeDecision(
         code=code,
-        equities=CubeEquities(out[1], out[2], out[3]),
-        optimal=out[0],
+        equities=equities,
+        optimal=optimal,
         cube_available=available,
         should_double=should_double,
         should_take=code not in _PASSES,
-        should_beaver=ci.match_to == 0 and bool(ci.beavers) and code in _BEAVERS,
+        should_beaver=ci.match_to == 0 and ci.beavers and code in _BEAVERS,
         double_point=double_point,
     )
 

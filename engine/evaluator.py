@@ -21,21 +21,21 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from engine import data, native, rollout, search
-from engine._core import ffi, lib
 from engine.boards import board_bytes, boards_bytes
-from engine.errors import DataFileError
+from engine.cube import CubeDecision
+from engine.kinds import Dice, LevelLike, PositionLike
+from engine.match import MatchState
 from engine.met import MatchEquityTable, default_met, met_at
-from engine.position import boards_from_ids
+from engine.position import Position, boards_from_ids
 from engine.probabilities import Probabilities
-
-_LOAD_VERIFY = 1
 
 
 class PositionClass(IntEnum):
@@ -58,6 +58,12 @@ class Engine:
     """gnubg-compatible evaluator. ``Engine(data_dir=None)`` loads weights and bearoff
     databases once (see :mod:`engine.data` for where they are found).
 
+    Every decision method takes its arguments in one order: the position (or
+    positions), the dice (plays only), the match state, the level; options
+    follow by keyword. ``match=None`` is money play with the Jacoby rule and a
+    centred cube; the mover is ``match.on_roll``, whose chequers are
+    ``position.board[1]``. ``level`` is a name, a Level or an EvalSettings.
+
     ``verify`` checks every file against the digest of gnubg's published file (a
     corrupt file is an error, not wrong answers); turn it off to load other
     weights of the same format. ``cache_log2`` sizes the shared position cache
@@ -67,21 +73,11 @@ class Engine:
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, verify: bool = True,
                  cache_log2: int = 16) -> None:
         self.files = data.locate(data_dir)
-        err = ffi.new("char[1024]")
-        ctx = lib.bg_engine_load(os.fsencode(self.files.weights), os.fsencode(self.files.bearoff_os),
-                                 os.fsencode(self.files.bearoff_ts), _LOAD_VERIFY if verify else 0,
-                                 err, len(err))
-        if ctx == ffi.NULL:
-            raise DataFileError(ffi.string(err).decode("utf-8", "replace"))
-        self._ctx = ffi.gc(ctx, lib.bg_engine_free)
-        self._cache = ffi.NULL
-        if cache_log2 > 0:
-            cache = lib.bg_cache_new(cache_log2)
-            if cache == ffi.NULL:
-                raise MemoryError("cannot allocate the position cache")
-            self._cache = ffi.gc(cache, lib.bg_cache_free)
-        # the C engine and cache as engine._fast takes them (kept alive by the cdata above)
-        self._engine_addr, self._cache_addr = native.address(self._ctx), native.address(self._cache)
+        # the loaded C engine and its cache (engine.native's handle)
+        self.native = native.EngineHandle(self.files.weights, self.files.bearoff_os, self.files.bearoff_ts,
+                                          verify, cache_log2)
+        # the C engine and cache as engine._fast takes them (kept alive by the handle)
+        self._engine_addr, self._cache_addr = self.native.address, self.native.cache_address
 
     @functools.cached_property
     def met(self) -> MatchEquityTable:
@@ -91,114 +87,121 @@ class Engine:
     @property
     def kernel(self) -> str:
         """The forward-pass kernel chosen for this CPU ("avx512", "avx2", "sse2", "generic")."""
-        kernel: str = ffi.string(lib.bg_engine_kernel(self._ctx)).decode()
-        return kernel
+        return self.native.kernel()
 
     def clear_cache(self) -> None:
         """Empties the position cache (safe while other threads evaluate)."""
-        if self._cache != ffi.NULL:
-            lib.bg_cache_clear(self._cache)
+        self.native.clear_cache()
 
-    def evaluate(self, position: Any) -> Probabilities:
+    def evaluate(self, position: PositionLike) -> Probabilities:
         """0-ply cubeless probabilities of a Position (or raw 2x25 board) for the side on roll."""
-        probs: Probabilities | None = native.evaluate(self._engine_addr, self._cache_addr, board_bytes(position))
+        probs = native.evaluate(self._engine_addr, self._cache_addr, board_bytes(position))
         if probs is None:
             raise ValueError("a side has more than 15 checkers")
         return probs
 
-    def evaluate_many(self, positions: Iterable[Any] | np.ndarray, *,
-                      with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    @overload
+    def evaluate_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer],
+                      *, with_classes: Literal[False] = False) -> npt.NDArray[np.float64]: ...
+
+    @overload
+    def evaluate_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer],
+                      *, with_classes: Literal[True]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]: ...
+
+    def evaluate_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer], *,
+                      with_classes: bool = False
+                      ) -> npt.NDArray[np.float64] | tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
         """Evaluates a batch in one C call: an (N, 5) float64 array of probabilities
         (and an (N,) int32 array of class codes with ``with_classes=True``). Accepts
         positions, raw 2x25 boards, or an (N, 2, 25) / (N, 50) integer array."""
-        data, n = boards_bytes(positions)
-        out = np.empty((n, 5), dtype=np.float32)
-        classes = np.empty(n, dtype=np.int32)
-        if n:
-            rc = lib.bg_evaluate_many8(self._ctx, self._cache, data, n, ffi.from_buffer("float[]", out),
-                                       ffi.from_buffer("int[]", classes))
-            if rc:
-                raise ValueError(f"board {-rc - 1} has a side with more than 15 checkers")
+        out, classes = native.evaluate_many(self.native, *boards_bytes(positions))
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
 
-    def classify(self, position: Any) -> PositionClass:
+    def classify(self, position: PositionLike) -> PositionClass:
         """gnubg's class of a position (which evaluator applies)."""
-        out = ffi.new("int[1]")
-        if lib.bg_classify_many8(board_bytes(position), 1, out):
-            raise ValueError("a side has more than 15 checkers")
-        return PositionClass(out[0])
+        try:
+            return PositionClass(int(native.classify_many(board_bytes(position), 1)[0]))
+        except ValueError:
+            raise ValueError("a side has more than 15 checkers") from None
 
+    @overload
     def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0,
-                     with_classes: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+                     with_classes: Literal[False] = False) -> npt.NDArray[np.float64]: ...
+
+    @overload
+    def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0,
+                     with_classes: Literal[True]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]: ...
+
+    def evaluate_ids(self, position_ids: Iterable[str], *, threads: int = 0, with_classes: bool = False
+                     ) -> npt.NDArray[np.float64] | tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
         """:meth:`evaluate_many` of gnubg position IDs, decoded and evaluated in one
         C call on ``threads`` threads (0: every core); BoardParseError names a bad ID."""
         ids = list(position_ids)
-        out = np.empty((len(ids), 5), dtype=np.float32)
-        classes = np.empty(len(ids), dtype=np.int32)
-        if ids:
-            raw = "".join(ids).encode("ascii", "replace")
-            rc = -1 if len(raw) != 14 * len(ids) else lib.bg_evaluate_ids(
-                self._ctx, self._cache, raw, len(ids), threads, ffi.from_buffer("float[]", out),
-                ffi.from_buffer("int[]", classes))
-            if rc:
-                boards_from_ids(ids)  # raises, naming the bad ID
-                raise MemoryError("cannot evaluate the positions")
+        raw = "".join(ids).encode("ascii", "replace")
+        result = native.evaluate_ids(self.native, raw, len(ids), threads) if len(raw) == 14 * len(ids) else None
+        if result is None:
+            boards_from_ids(ids)  # raises, naming the bad ID
+            raise MemoryError("cannot evaluate the positions")
+        out, classes = result
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
 
-    def classify_many(self, positions: Iterable[Any] | np.ndarray) -> np.ndarray:
+    def classify_many(self, positions: Iterable[PositionLike] | npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
         """Class codes of a batch, in one C call."""
-        data, n = boards_bytes(positions)
-        classes = np.empty(n, dtype=np.int32)
-        if n and lib.bg_classify_many8(data, n, ffi.from_buffer("int[]", classes)):
-            raise ValueError("a board has a side with more than 15 checkers")
-        return classes
+        return native.classify_many(*boards_bytes(positions))
 
-    # ---- decisions (issue 4; engine/search.py, csrc/search.c) -------------------------------
-    # The mover is ``match.on_roll`` (``position.board[1]``); ``match=None`` is money with
-    # the Jacoby rule and a centred cube; ``level`` is a name, a Level or an EvalSettings.
+    # ---- decisions (engine/search.py, csrc/search.c): position, dice, match, level -----------
 
     # gnubg's play at ``level``: a MoveDecision (``.move``, ranked ``.candidates``); the
     # function itself (no second frame: a decision's Python cost is part of the API's speed)
     best_move = search.best_move
 
-    def best_moves(self, positions: Any, dice: Any, level: Any = "expert", match: Any = None, **kw: Any) -> Any:
+    def best_moves(self, positions: Sequence[PositionLike], dice: Dice | Sequence[Dice],
+                   match: MatchState | None | Sequence[MatchState | None] = None, level: LevelLike = "expert",
+                   *, threads: int | None = None) -> list[search.MoveDecision]:
         """:meth:`best_move` of many positions in one C call, threads inside (a list of
         MoveDecision; ``dice`` and ``match``: one for all or one per position)."""
-        return search.best_moves(self, positions, dice, level, match, **kw)
+        return search.best_moves(self, positions, dice, match, level, threads=threads)
 
-    def cube_decisions(self, positions: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+    def cube_decisions(self, positions: Sequence[PositionLike],
+                       match: MatchState | None | Sequence[MatchState | None] = None, level: LevelLike = "expert",
+                       *, threads: int | None = None, beavers: bool = True) -> list[CubeDecision]:
         """:meth:`cube_decision` of many positions in one C call, threads inside."""
-        return search.cube_decisions(self, positions, match, level, **kw)
+        return search.cube_decisions(self, positions, match, level, threads=threads, beavers=beavers)
 
     # gnubg's cube decision for the side on roll before rolling (a CubeDecision), as best_move
     cube_decision = search.cube_decision
 
-    def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
+    def resign_offer(self, position: PositionLike, match: MatchState | None = None, level: LevelLike = "expert",
+                     declined: int = 0) -> int:
         """The resignation the side on roll offers: 0 none, 1 single, 2 gammon, 3 backgammon."""
-        offer: int = search.resign_offer(self, position, match, level, declined)
-        return offer
+        return search.resign_offer(self, position, match, level, declined)
 
-    def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
+    def accept_resignation(self, position: PositionLike, match: MatchState | None, level: LevelLike,
+                           value: int) -> bool:
         """Whether the side on roll (offered ``value``) accepts the other side's resignation."""
-        accept: bool = search.accept_resignation(self, position, match, level, value)
-        return accept
+        return search.accept_resignation(self, position, match, level, value)
 
-    def rollout(self, position: Any, match: Any = None, *, candidates: Any = None, trials: int = 1296,
-                level: Any = "expert", cube_level: Any = None, truncate: int | None = None, seed: int = 0,
-                quasi_random: bool = True, variance_reduction: bool = True, cubeful: bool = True,
-                threads: int | None = None, progress: Any = None, **settings: Any) -> Any:
+    def rollout(self, position: Position, match: MatchState | None = None, *,
+                candidates: rollout.Candidates = None, trials: int = rollout.DEFAULT_TRIALS,
+                level: rollout.LevelSpec = "expert", cube_level: rollout.LevelSpec | None = None,
+                truncate: int | None = None, seed: int = 0, quasi_random: bool = True,
+                variance_reduction: bool = True, cubeful: bool = True, threads: int | None = None,
+                progress: rollout.Progress | None = None,
+                **settings: rollout.SettingValue) -> rollout.RolloutResult:
         """gnubg's rollout of the position (``candidates=None``), of plays (Moves) or of
         the cube decision (``"cube"``): a RolloutResult (engine/rollout.py; more
         settings, e.g. ``stop_se``, ``late_level``, as keywords). ``threads``: None =
         every core; ``progress(done, total, partial_result)`` after each chunk."""
         s = rollout.RolloutSettings(trials=trials, level=level, cube_level=cube_level, truncate=truncate,
                                     seed=seed, quasi_random=quasi_random,
-                                    variance_reduction=variance_reduction, cubeful=cubeful, **settings)
+                                    variance_reduction=variance_reduction, cubeful=cubeful,
+                                    **settings)  # type: ignore[arg-type]
         job = rollout.RolloutJob.of(position, match, candidates, s)
         return rollout.run(self, job, threads=threads, progress=progress)
 
-    def evaluate_nply(self, position: Any, match: Any = None, level: Any = "expert", **kw: Any) -> Any:
+    def evaluate_nply(self, position: PositionLike, match: MatchState | None = None, level: LevelLike = "expert",
+                      *, threads: int | None = None) -> search.NplyEvaluation:
         """n-ply evaluation before the roll at the level's cube context (an NplyEvaluation)."""
-        return search.evaluate_nply(self, position, match, level, **kw)
+        return search.evaluate_nply(self, position, match, level, threads=threads)

@@ -68,14 +68,8 @@ EFFICIENCY_SETS = ("gnubg-1.07", "gnubg-1.1")
 """Cube-efficiency parameter sets: gnubg 1.07 (one set, gnubg-play-spec 4.2:
 contact/crashed 0.68, race 0.55 + 0.00125 pips in [0.6, 0.7]) and gnubg 1.1
 (the `gnubg` PyPI package), which keeps those for 2+ ply contexts and uses
-contact/crashed 0.76, race 0.6 + 0.0025 pips in [0.6, 0.8] for 0-1 ply ones."""
-
-
-def low_ply_efficiency(efficiency_set: str, plies: int) -> bool:
-    """Whether a context of ``plies`` uses gnubg 1.1's 0-1 ply efficiencies."""
-    if efficiency_set not in EFFICIENCY_SETS:
-        raise ValueError(f"unknown cube efficiency set {efficiency_set!r}; valid: {', '.join(EFFICIENCY_SETS)}")
-    return efficiency_set == "gnubg-1.1" and plies <= 1
+contact/crashed 0.76, race 0.6 + 0.0025 pips in [0.6, 0.8] for 0-1 ply ones
+(the rule: :func:`engine.native.low_ply_efficiency`)."""
 
 
 FLAVOURS = ("gnubg-1.07", "gnubg-1.1")
@@ -151,10 +145,6 @@ class EvalSettings:
     def uses_pruning(self) -> bool:
         """Pruning is effective only with plies > 0 and no noise (spec 3.3)."""
         return self.prune and self.plies > 0 and self.noise == 0.0
-
-    @property
-    def low_ply_efficiency(self) -> bool:
-        return low_ply_efficiency(self.efficiency_set, self.plies)
 
     def with_(self, **changes: object) -> EvalSettings:
         return replace(self, **changes)  # type: ignore[arg-type]

@@ -32,11 +32,11 @@ import os
 import pathlib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from engine.errors import DataFileError
+from engine.native import MetTable
 
 MAX_SCORE = 64
 
@@ -101,15 +101,11 @@ class MatchEquityTable:
 
     # ---- C view -----------------------------------------------------------------
 
-    def c_table(self) -> Any:
-        """The table as a ``bg_met *`` for the C engine (cached; keep the MET alive)."""
-        cached = self.__dict__.get("_c")
+    def c_table(self) -> MetTable:
+        """The table for the C engine (cached)."""
+        cached: MetTable | None = self.__dict__.get("_c")
         if cached is None:
-            from engine._core import ffi
-
-            cached = ffi.new("bg_met *")
-            ffi.memmove(cached.pre, np.ascontiguousarray(self.pre, dtype=np.float32).tobytes(), 64 * 64 * 4)
-            ffi.memmove(cached.post, np.ascontiguousarray(self.post, dtype=np.float32).tobytes(), 2 * 64 * 4)
+            cached = MetTable(self.pre, self.post)
             object.__setattr__(self, "_c", cached)
         return cached
 

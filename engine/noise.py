@@ -14,31 +14,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
-from engine._core import ffi, lib
+from engine import native
 from engine.levels import EvalSettings
 
 Board = Sequence[Sequence[int]]
 
 
-def _flat(board: Board) -> Any:
-    return ffi.new("unsigned int[50]", [int(c) for row in board for c in row])
+def _flat(board: Board) -> list[int]:
+    return [int(c) for row in board for c in row]
 
 
 class NoiseRng:
     """gnubg's ISAAC generator (16 words); all seed words = ``seed`` (default: the clock, as gnubg)."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.state = ffi.new("bg_isaac *")
-        lib.bg_isaac_seed(self.state, int(time.time()) & 0xFFFFFFFF if seed is None else seed & 0xFFFFFFFF)
+        self.state = native.IsaacState(int(time.time()) if seed is None else seed)
 
     def next_u32(self) -> int:
-        return int(lib.bg_isaac_next(self.state))
+        return self.state.next_u32()
 
     def deviate(self) -> float:
         """One standard normal deviate (Marsaglia's polar method, as gnubg)."""
-        return float(lib.bg_noise_deviate(ffi.NULL, 0, 0, 0, self.state))
+        return native.noise_deviate(None, 0, False, False, self.state)
 
 
 def noise_deviates(board: Board, *, deterministic: bool = True, centred: bool = False,
@@ -47,25 +45,20 @@ def noise_deviates(board: Board, *, deterministic: bool = True, centred: bool = 
     if not deterministic and rng is None:
         raise ValueError("random noise needs a NoiseRng")
     flat = _flat(board)
-    state = rng.state if rng is not None else ffi.NULL
-    return [lib.bg_noise_deviate(flat, i, int(deterministic), int(centred), state) for i in range(5)]
+    state = rng.state if rng is not None else None
+    return [native.noise_deviate(flat, i, deterministic, centred, state) for i in range(5)]
 
 
 def apply_noise(outputs: Sequence[float], board: Board, position_class: int, settings: EvalSettings,
-                *, engine: Any = None, rng: NoiseRng | None = None, cubeful: bool = False) -> list[float]:
+                *, engine: native.EngineHandle | None = None, rng: NoiseRng | None = None, cubeful: bool = False) -> list[float]:
     """Leaf outputs with ``settings``' noise as gnubg applies it.
 
     ``outputs`` are what gnubg adds the noise to: the raw net outputs for a
     cubeless evaluation, the sanity-checked ones for a cubeful one (``cubeful``);
-    the sanity check is re-run after the noise when ``engine`` (a ``bg_engine *``)
-    is given.
+    the sanity check is re-run after the noise when ``engine`` (an engine's
+    ``native.EngineHandle``) is given.
     """
-    out = ffi.new("float[5]", list(outputs))
     if not settings.deterministic and rng is None:
         rng = NoiseRng(settings.seed)
-    rc = lib.bg_noise_apply(engine if engine is not None else ffi.NULL, _flat(board), position_class,
-                            int(cubeful), settings.noise, int(settings.deterministic),
-                            int(settings.noise_centred), rng.state if rng is not None else ffi.NULL, out)
-    if rc < 0:
-        raise ValueError("random noise needs a generator")
-    return list(out)
+    return native.noise_apply(engine, _flat(board), position_class, cubeful, settings,
+                              rng.state if rng is not None else None, outputs)

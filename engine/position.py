@@ -17,23 +17,18 @@ in the mover's 1-based points (25 = bar, 0 = off), as gnubg writes them.
 from __future__ import annotations
 
 import re
-import sys
-import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from engine._core import ffi, lib
+from engine import native
 from engine.errors import BoardParseError, IllegalMoveError
+from engine.native import MOVE_SIZE as C_MOVE_SIZE
 from engine.native import key_from_id
 
 BAR = 25
 OFF = 0
 CHECKERS = 15
-_MAX_MOVES = 4096
 
-_LOW_BYTE = 0 if sys.byteorder == "little" else 3
-C_MOVE_SIZE = ffi.sizeof("bg_move")  # src[4], dst[4] (signed chars, off = -1), hit[4], n_steps
-_buffers = threading.local()  # per-thread scratch for the C move generator
 _new = object.__new__
 
 Row = tuple[int, ...]
@@ -131,9 +126,7 @@ class Move:
     def steps(self) -> tuple[Step, ...]:
         """The checker steps (a play from the C generator decodes them on first use)."""
         if self._steps is None:
-            raw = self._raw  # one bg_move: src[4], dst[4] (0-based, off = -1), hit[4], n_steps
-            self._steps = tuple([Step(raw[i] + 1, (raw[4 + i] + 1) & 0xFF, raw[8 + i] != 0)
-                                 for i in range(raw[12])])
+            self._steps = tuple([Step(*step) for step in native.move_steps(self._raw)])
         return self._steps
 
     def _format(self) -> str:
@@ -200,14 +193,6 @@ def move_from_c(raw: bytes, k: int = 0) -> Move:
     return move
 
 
-def _id_buffer() -> Any:
-    try:
-        return _buffers.id_out
-    except AttributeError:
-        _buffers.id_out = ffi.new("char[15]")
-        return _buffers.id_out
-
-
 def boards_from_ids(ids: Sequence[str]) -> bytes:
     """The 50-byte keys of gnubg position IDs, end to end, decoded in one C call.
 
@@ -221,15 +206,13 @@ def boards_from_ids(ids: Sequence[str]) -> bytes:
     if len(raw) != 14 * len(ids) or not all(len(i) == 14 for i in ids):
         bad = next((i for i in ids if len(i) != 14 or not i.isascii()), "")
         raise BoardParseError(f"bad position ID {bad!r}: a position ID has 14 characters")
-    out = ffi.new("char[]", 50 * len(ids))
-    rc = lib.bg_boards8_from_position_ids(raw, len(ids), out)
-    if rc:
+    keys = native.boards_from_ids(raw, len(ids))
+    if isinstance(keys, int):
         for i in ids:  # name the first bad one
-            one = ffi.new("char[50]")
-            code = lib.bg_boards8_from_position_ids(i.encode("ascii"), 1, one)
-            if code:
-                raise BoardParseError(f"bad position ID {i!r}: {ffi.string(lib.bg_error_text(code)).decode()}")
-    keys: bytes = ffi.buffer(out)[:]
+            code = native.boards_from_ids(i.encode("ascii"), 1)
+            if isinstance(code, int):
+                raise BoardParseError(f"bad position ID {i!r}: {native.error_text(code)}")
+        raise BoardParseError(f"bad position IDs: {native.error_text(keys)}")
     return keys
 
 
@@ -244,9 +227,9 @@ def _check(board: Board) -> None:
                 raise BoardParseError(f"negative checker count {count}")
         if sum(side) > CHECKERS:
             raise BoardParseError(f"a side has {sum(side)} checkers, more than {CHECKERS}")
-    rc = lib.bg_check_board(ffi.new("unsigned int[50]", _flat(board)))
+    rc = native.check_board(_flat(board))
     if rc:
-        raise BoardParseError(ffi.string(lib.bg_error_text(rc)).decode())
+        raise BoardParseError(native.error_text(rc))
 
 
 class Position:
@@ -326,10 +309,7 @@ class Position:
         return p
 
     def position_id(self) -> str:
-        out = _id_buffer()
-        lib.bg_position_id8(self.key, out)
-        text: str = ffi.string(out).decode()
-        return text
+        return native.position_id(self.key)
 
     def swap(self) -> Position:
         """The same board with the other side on roll."""
@@ -389,16 +369,7 @@ class Position:
         as 50-byte keys, each end to end, and their count."""
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             raise IllegalMoveError(f"dice must be 1..6, got {die1} and {die2}")
-        try:
-            moves, scratch, results = _buffers.generator
-        except AttributeError:
-            _buffers.generator = moves, scratch, results = (
-                ffi.new("bg_move[]", _MAX_MOVES), ffi.new("unsigned int[]", 50 * _MAX_MOVES),
-                ffi.new("char[]", 50 * _MAX_MOVES))
-        n = lib.bg_legal_moves8(self.key, die1, die2, moves, scratch, results, _MAX_MOVES)
-        if n < 0:
-            raise IllegalMoveError("too many plays")
-        return ffi.buffer(moves, C_MOVE_SIZE * n)[:], ffi.buffer(results, 50 * n)[:], n
+        return native.legal_moves(self.key, die1, die2)
 
     def play(self, move: Move, dice: tuple[int, int] | None = None) -> Position:
         """The position after ``move``, seen from the mover (not swapped).
@@ -416,18 +387,12 @@ class Position:
         return self._apply(move)
 
     def _apply(self, move: Move) -> Position:
-        cmove = ffi.new("bg_move *")
         # Highest source first is always a legal order (bar entries before
         # board steps, outer checkers before bear-offs), whatever the text's order.
-        for i, s in enumerate(sorted(move.steps, key=lambda s: -s.src)):
-            cmove.src[i] = s.src - 1
-            cmove.dst[i] = s.dst - 1
-        cmove.n_steps = len(move.steps)
-        out = ffi.new("unsigned int[50]")
-        rc = lib.bg_apply_move(ffi.new("unsigned int[50]", _flat(self.board)), cmove, out)
-        if rc:
-            raise IllegalMoveError(f"cannot play {move} in {self.position_id()}: {ffi.string(lib.bg_error_text(rc)).decode()}")
-        key = ffi.buffer(out)[:][_LOW_BYTE::4]
+        steps = [(s.src - 1, s.dst - 1) for s in sorted(move.steps, key=lambda s: -s.src)]
+        key = native.apply_move(_flat(self.board), steps)
+        if isinstance(key, int):
+            raise IllegalMoveError(f"cannot play {move} in {self.position_id()}: {native.error_text(key)}")
         return Position((tuple(key[:25]), tuple(key[25:])), key)
 
     def __eq__(self, other: object) -> bool:

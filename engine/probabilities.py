@@ -37,3 +37,11 @@ class Probabilities(NamedTuple):
         """The same outcome seen by the other side."""
         return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon,
                              self.win_gammon, self.win_backgammon)
+
+
+class CubeEquities(NamedTuple):
+    """No double, double/take, double/pass (normalised equity or EMG)."""
+
+    nd: float
+    dt: float
+    dp: float

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from engine._core import ffi, lib
 from engine.cube import CLASS_RACE, _probs5, cube_info
 from engine.match import MatchState
+from engine.native import CubeInfo, f32
 
 SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
 RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
@@ -37,12 +36,11 @@ _RESULT = {
 }
 
 
-def _utility(p: Iterable[float], ci: Any) -> float:
-    return float(lib.bg_cube_utility(ffi.new("float[5]", list(p)), ci))
+def _utility(p: Iterable[float], ci: CubeInfo) -> float:
+    return ci.utility(list(p))
 
 
-def _f32(x: float) -> float:
-    return float(ffi.cast("float", x))
+_f32 = f32
 
 
 @dataclass(frozen=True)

@@ -24,19 +24,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Union
 
 import numpy as np
 
-from engine._core import ffi, lib
+from engine import native
 from engine.cube import ACTIONS, cube_info
-from engine.errors import EngineError
+from engine.kinds import EngineCore, LevelLike
 from engine.levels import EvalSettings, Level
 from engine.match import MatchState
+from engine.native import CubeInfo, RolloutStats, SearchSettings
 from engine.position import Move, Position
 from engine.search import c_settings, default_threads, resolve_level
 
-LevelLike = Union[str, Level, EvalSettings]
+LevelSpec = Union[LevelLike, tuple[LevelLike, LevelLike]]
+"""A level for both players, or a pair (player 0's, player 1's)."""
+SettingValue = Union[LevelSpec, int, float, str, bool, None]
+"""A value of one of :class:`RolloutSettings`' fields."""
+DEFAULT_TRIALS = 1296  # gnubg's default rollout length (36 x 36 quasi-random first rolls)
 Candidates = Union[None, str, Sequence[Move]]
 Progress = Callable[[int, int, "RolloutResult"], None]
 
@@ -45,8 +50,6 @@ CL, CF = 5, 6
 RNGS = ("sfmt", "mt19937")
 MAX_TRIALS = 10**8  # trial indices stay C ints
 CHUNK_SECONDS = 1.0  # a local rollout's C calls (progress updates) after the first
-_ERRORS = {-3: "bad rollout settings", -4: "out of memory in the rollout",
-           -5: "a candidate's board is not a legal position"}
 
 
 @dataclass(frozen=True)
@@ -64,14 +67,14 @@ class RolloutSettings:
     and the `gnubg` package) or "mt19937" (gnubg 1.07).
     """
 
-    trials: int = 1296
-    level: Any = "expert"
-    cube_level: Any = None
-    late_level: Any = None
-    late_cube_level: Any = None
+    trials: int = DEFAULT_TRIALS
+    level: LevelSpec = "expert"
+    cube_level: LevelSpec | None = None
+    late_level: LevelSpec | None = None
+    late_cube_level: LevelSpec | None = None
     late_ply: int | None = None
     truncate: int | None = None
-    truncation_level: Any = None
+    truncation_level: LevelSpec | None = None
     seed: int = 0
     quasi_random: bool = True
     variance_reduction: bool = True
@@ -103,36 +106,36 @@ class RolloutSettings:
             if value is not None:
                 _pair(value, cube=name != "level")  # validates names early
 
-    def with_(self, **changes: Any) -> RolloutSettings:
-        return replace(self, **changes)
+    def with_(self, **changes: SettingValue) -> RolloutSettings:
+        return replace(self, **changes)  # type: ignore[arg-type]
 
     @classmethod
-    def from_dict(cls, data: Any) -> RolloutSettings:
+    def from_dict(cls, data: object) -> RolloutSettings:
         """The settings of :meth:`as_dict` (ValueError for anything else)."""
         if not isinstance(data, dict) or set(data) - set(cls.__dataclass_fields__):
             raise ValueError("not a rollout's settings")
-        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        fields: dict[str, object] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
         try:
-            return cls(**fields)
+            return cls(**fields)  # type: ignore[arg-type]
         except TypeError as exc:
             raise ValueError(f"bad rollout settings: {exc}") from None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The settings as JSON-ready values (levels by name)."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for f in self.__dataclass_fields__:
             v = getattr(self, f)
             out[f] = v if v is None or isinstance(v, (int, float, str, bool)) else _level_text(v)
         return out
 
 
-def _level_text(value: Any) -> Any:
+def _level_text(value: object) -> str | list[str]:
     if isinstance(value, (tuple, list)):
-        return [_level_text(v) for v in value]
+        return [str(_level_text(v)) for v in value]
     return value.name if isinstance(value, Level) else str(value)
 
 
-def _pair(value: Any, cube: bool) -> tuple[EvalSettings, EvalSettings]:
+def _pair(value: LevelSpec, cube: bool) -> tuple[EvalSettings, EvalSettings]:
     """Player 0's and player 1's context of a level-like (or a pair of them)."""
     items = value if isinstance(value, (tuple, list)) else (value, value)
     if len(items) != 2:
@@ -144,38 +147,28 @@ def _pair(value: Any, cube: bool) -> tuple[EvalSettings, EvalSettings]:
     return out[0], out[1]
 
 
-def _c_settings(s: RolloutSettings, cubeful: bool) -> Any:
-    """The ``bg_rollout_settings`` of s (cubeful: this rollout's flag)."""
-    cs = ffi.new("bg_rollout_settings *")
-    lib.bg_rollout_settings_init(cs)
+def _c_settings(s: RolloutSettings, cubeful: bool) -> native.RolloutSettings:
+    """The C rollout settings of s (cubeful: this rollout's flag)."""
 
-    def ctx(e: EvalSettings) -> Any:
+    def ctx(e: EvalSettings) -> SearchSettings:
         # a cubeless rollout uses cubeless contexts throughout (gnubg's
         # reproducible setting, spec 1.1)
-        return c_settings(e if cubeful else e.with_(cubeful=False), 1)[0]
+        return c_settings(e if cubeful else e.with_(cubeful=False), 1)
+
+    def both(pair: tuple[EvalSettings, EvalSettings]) -> list[SearchSettings]:
+        return [ctx(pair[0]), ctx(pair[1])]
 
     chequer = _pair(s.level, cube=False)
     cube = _pair(s.cube_level if s.cube_level is not None else s.level, cube=True)
     chequer_late = _pair(s.late_level, cube=False) if s.late_level is not None else chequer
     cube_late = _pair(s.late_cube_level, cube=True) if s.late_cube_level is not None else cube
-    for p in (0, 1):
-        cs.chequer[p] = ctx(chequer[p])
-        cs.cube[p] = ctx(cube[p])
-        cs.chequer_late[p] = ctx(chequer_late[p])
-        cs.cube_late[p] = ctx(cube_late[p])
-    cs.cube_trunc = ctx(_pair(s.truncation_level, cube=True)[0] if s.truncation_level is not None
-                        else cube[0])
-    cs.late_ply = -1 if s.late_ply is None else s.late_ply
-    cs.truncate = s.truncate or 0
-    cs.trunc_bearoff2 = int(s.bearoff_truncation)
-    cs.trunc_bearoff_os = int(s.onesided_truncation)
-    cs.cubeful = int(cubeful)
-    cs.variance_reduction = int(s.variance_reduction)
-    cs.quasi_random = int(s.quasi_random)
-    cs.initial = int(s.initial)
-    cs.rng = RNGS.index(s.rng)
-    cs.seed = s.seed
-    return cs
+    trunc = ctx(_pair(s.truncation_level, cube=True)[0] if s.truncation_level is not None else cube[0])
+    return native.RolloutSettings(
+        both(chequer), both(cube), both(chequer_late), both(cube_late), trunc,
+        late_ply=-1 if s.late_ply is None else s.late_ply, truncate=s.truncate or 0,
+        bearoff_truncation=s.bearoff_truncation, onesided_truncation=s.onesided_truncation, cubeful=cubeful,
+        variance_reduction=s.variance_reduction, quasi_random=s.quasi_random, initial=s.initial,
+        rng=RNGS.index(s.rng), seed=s.seed)
 
 
 # ---- results -------------------------------------------------------------------------------
@@ -201,10 +194,10 @@ class CandidateResult:
     stderr_mwc: float | None
     trials: int
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"move": self.move, "probabilities": list(self.probabilities),
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"move": self.move, "probabilities": list(self.probabilities),
                                "equity": self.equity, "cubeful_equity": self.cubeful_equity}
-        se: dict[str, Any] = {"probabilities": list(self.stderr_probabilities), "equity": self.stderr_equity,
+        se: dict[str, object] = {"probabilities": list(self.stderr_probabilities), "equity": self.stderr_equity,
                               "cubeful_equity": self.stderr_cubeful_equity}
         if self.mwc is not None:
             out["mwc"] = self.mwc
@@ -224,8 +217,8 @@ class RolloutResult:
     settings: RolloutSettings
     action: str | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"candidates": [c.as_json() for c in self.candidates],
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"candidates": [c.as_json() for c in self.candidates],
                                "trials": self.trials, "seconds": self.seconds}
         if self.action is not None:
             out["action"] = self.action
@@ -286,7 +279,7 @@ class RolloutJob:
             return ["no double", "double, take"]
         return list(self.candidates)
 
-    def alternatives(self) -> list[tuple[Position, Any, bool, bool, int]]:
+    def alternatives(self) -> list[tuple[Position, CubeInfo, bool, bool, int]]:
         """(board with the side on roll in board[1], C cube info, cube_dec_top, invert, basis cube)."""
         pos, match = self.position, self.match
         if pos.winner() is not None:
@@ -296,7 +289,7 @@ class RolloutJob:
         if self.candidates is None:
             return [(pos, ci, False, False, match.cube)]
         if self.candidates == "cube":
-            if not lib.bg_cube_available(ci):
+            if not ci.available():
                 raise ValueError("the cube is not available to the side on roll")
             dt = cube_info(match, me, cube=2 * match.cube, owner=1 - me)
             return [(pos, ci, False, False, match.cube), (pos, dt, False, False, match.cube)]
@@ -307,29 +300,20 @@ class RolloutJob:
             out.append((after.swap(), opp, True, True, match.cube))
         return out
 
-    def run_range(self, engine: Any, first: int, n: int, threads: int | None = None,
+    def run_range(self, engine: EngineCore, first: int, n: int, threads: int | None = None,
                   active: Sequence[int] | None = None) -> np.ndarray:
         """Trials first .. first+n-1 of the candidates (``active``: their indices,
         default all): an (n, len(active), 7) float32 array. The GIL is released."""
         alts = self.alternatives()
         pick = list(range(len(alts))) if active is None else list(active)
-        arr = ffi.new("bg_rollout_alt[]", len(pick))
-        keep = []
-        for j, i in enumerate(pick):
+        chosen = []
+        for i in pick:
             pos, ci, top, inv, basis = alts[i]
-            arr[j].board = list(pos.board[0]) + list(pos.board[1])
-            arr[j].ci = ci[0]
-            arr[j].cube_dec_top = int(top)
-            arr[j].invert = int(inv)
-            arr[j].basis_cube = basis
-            keep.append(ci)  # the cube infos point at the MET: keep them alive
+            chosen.append((list(pos.board[0]) + list(pos.board[1]), ci, top, inv, basis))
         out = np.zeros((n, len(pick), OUTPUTS), dtype=np.float32)
         if n:
-            cs = _c_settings(self.settings, self.cubeful)
-            rc = lib.bg_rollout_trials(engine._ctx, engine._cache, cs, arr, len(pick), first, n,
-                                       0 if threads is None else threads, ffi.from_buffer("float[]", out))
-            if rc:
-                raise (ValueError if rc in (-3, -5) else EngineError)(_ERRORS.get(rc, f"rollout error {rc}"))
+            native.rollout_trials(engine.native, _c_settings(self.settings, self.cubeful), chosen, first, n,
+                                  0 if threads is None else threads, out)
         return out
 
     def summarise(self, values: Sequence[np.ndarray], seconds: float = 0.0) -> RolloutResult:
@@ -340,10 +324,8 @@ class RolloutJob:
         results = []
         stats = []
         for (pos, ci, _top, inv, _basis), label, vals in zip(alts, self.labels(), values):
-            st = ffi.new("bg_rollout_stats *")
-            v = np.ascontiguousarray(vals, dtype=np.float32)
-            if len(v):
-                lib.bg_rollout_stats_add(st, ffi.from_buffer("float[]", v), len(v), OUTPUTS)
+            st = RolloutStats()
+            st.add(vals, OUTPUTS)
             stats.append(st)
             # the mover's cube for plays (results are stored from the mover's side)
             report_ci = first_ci if not inv else cube_info(match, match.on_roll)
@@ -356,13 +338,13 @@ class RolloutJob:
         return RolloutResult(results, n, seconds, self.settings, action)
 
 
-def _emg(mwc: float, ci: Any) -> float:
-    return float(lib.bg_cube_mwc_to_emg(mwc, ci))
+def _emg(mwc: float, ci: CubeInfo) -> float:
+    return ci.mwc_to_emg(mwc)
 
 
-def _candidate(label: str, st: Any, ci: Any, report_ci: Any, inverted: bool, cubeful: bool,
+def _candidate(label: str, st: RolloutStats, ci: CubeInfo, report_ci: CubeInfo, inverted: bool, cubeful: bool,
                match: bool) -> CandidateResult:
-    mu, se = list(st.mu), list(st.se)
+    mu, se = st.mu, st.se
     cl, se_cl = mu[CL], se[CL]
     cf: float | None = mu[CF] if cubeful else None
     se_cf: float | None = se[CF] if cubeful else None
@@ -371,8 +353,8 @@ def _candidate(label: str, st: Any, ci: Any, report_ci: Any, inverted: bool, cub
         alt_ci = report_ci if inverted else ci
         # gnubg's display: CL via the candidate's MWC into the first cube's EMG
         scale = _emg(1.0, report_ci) - _emg(0.0, report_ci)
-        cl_mwc = float(lib.bg_cube_emg_to_mwc(cl, alt_ci))
-        cl_scale = float(lib.bg_cube_emg_to_mwc(1.0, alt_ci)) - float(lib.bg_cube_emg_to_mwc(0.0, alt_ci))
+        cl_mwc = alt_ci.emg_to_mwc(cl)
+        cl_scale = alt_ci.emg_to_mwc(1.0) - alt_ci.emg_to_mwc(0.0)
         cl, se_cl = _emg(cl_mwc, report_ci), se_cl * cl_scale * scale
         if cubeful:
             mwc, se_mwc = mu[CF], se[CF]
@@ -383,23 +365,20 @@ def _candidate(label: str, st: Any, ci: Any, report_ci: Any, inverted: bool, cub
     return CandidateResult(label, tuple(mu[:5]), cl, cf, mwc, tuple(se[:5]), se_cl, se_cf, se_mwc, st.n)
 
 
-def _double_pass(ci: Any, match: bool) -> CandidateResult:
+def _double_pass(ci: CubeInfo, match: bool) -> CandidateResult:
     """Double/pass is not rolled out: 1 (money) or the MET's value (match)."""
     mwc: float | None = None
     eq = 1.0
     if match:
-        mwc = float(lib.bg_met_mwc(ci.met, ci.score[0], ci.score[1], ci.match_to, ci.move, ci.cube,
-                                   ci.move, ci.crawford))
+        mwc = ci.double_pass_mwc()
         eq = _emg(mwc, ci)
     zero = (0.0,) * 5
     return CandidateResult("double, pass", zero, eq, eq, mwc, zero, 0.0, 0.0, 0.0 if match else None, 0)
 
 
-def _cube_action(ci: Any, results: list[CandidateResult], win_gammon: float) -> str:
-    nd, dt, dp = (r.cubeful_equity for r in results)
-    optimal = ffi.new("float *")
-    code = int(lib.bg_cube_classify(ci, ffi.new("float[3]", [nd, dt, dp]), win_gammon, optimal))
-    return ACTIONS[code]
+def _cube_action(ci: CubeInfo, results: list[CandidateResult], win_gammon: float) -> str:
+    nd, dt, dp = (r.cubeful_equity or 0.0 for r in results)
+    return ACTIONS[ci.classify(nd, dt, dp, win_gammon)[0]]
 
 
 def merge_ranges(ranges: Sequence[tuple[int, np.ndarray]]) -> np.ndarray:
@@ -419,7 +398,7 @@ def merge_ranges(ranges: Sequence[tuple[int, np.ndarray]]) -> np.ndarray:
 # ---- running a rollout locally ---------------------------------------------------------------
 
 
-def run(engine: Any, job: RolloutJob, *, threads: int | None = None, progress: Progress | None = None,
+def run(engine: EngineCore, job: RolloutJob, *, threads: int | None = None, progress: Progress | None = None,
         done: Sequence[np.ndarray] | None = None, chunk: int | None = None,
         on_chunk: Callable[[list[np.ndarray]], None] | None = None) -> RolloutResult:
     """Runs (or continues from ``done``: per-candidate values so far) a rollout
@@ -479,8 +458,8 @@ def apply_stop(job: RolloutJob, values: list[np.ndarray], active: list[int], fir
         scale.append((1.0 if match else money_ratio, cf_scale))
     stats = []
     for i in active:
-        st = ffi.new("bg_rollout_stats *")
-        lib.bg_rollout_stats_add(st, ffi.from_buffer("float[]", np.ascontiguousarray(values[i][:first])), first, OUTPUTS)
+        st = RolloutStats()
+        st.add(values[i][:first], OUTPUTS)
         stats.append(st)
     stop_at: dict[int, int] = {}
     for t in range(first, first + n):
@@ -490,7 +469,7 @@ def apply_stop(job: RolloutJob, values: list[np.ndarray], active: list[int], fir
                 ok.append(True)
                 continue
             st = stats[j]
-            lib.bg_rollout_stats_add(st, ffi.from_buffer("float[]", np.ascontiguousarray(values[i][t])), 1, OUTPUTS)
+            st.add(values[i][t], OUTPUTS)
             good = (t + 1 >= job.settings.min_trials and st.se[CL] * scale[j][0] <= limit
                     and (not job.cubeful or st.se[CF] * scale[j][1] <= limit))
             ok.append(good)

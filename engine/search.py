@@ -37,26 +37,21 @@ import threading
 import time
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Union
+from typing import NamedTuple
 
-from engine._core import ffi, lib
 from engine.boards import board_bytes
-from engine.cube import CubeDecision, CubeEquities, cube_info, decision_from_c
-from engine.errors import EngineError
+from engine.cube import CubeDecision, cube_info, decision_from_c
 from engine import native, resign as _resign
-from engine.levels import EFFICIENCY_SETS, EvalSettings, Level
+from engine.kinds import Board, Dice, EngineCore, LevelLike, PositionLike
+from engine.levels import EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
-from engine.native import address
-from engine.position import C_MOVE_SIZE, Move, Position, move_from_c
+from engine.native import CubeInfo, Handle, SearchSettings, check as _check
+from engine.position import Move, Position, move_from_c
 from engine.probabilities import Probabilities
-
-LevelLike = Union[str, Level, EvalSettings]
 
 _MAX_MOVES = 4096
 _new = object.__new__
-_ERRORS = {-1: "a side has more than 15 chequers", -2: "dice must be 1..6",
-           -3: "bad evaluation settings", -4: "out of memory in the search"}
 
 
 # ---- levels and settings ---------------------------------------------------------------
@@ -84,7 +79,7 @@ def _describe(s: EvalSettings) -> str:
 
 def default_threads() -> int:
     """Threads a search uses unless told otherwise: every core this process may use."""
-    return int(lib.bg_search_default_threads())
+    return native.default_threads()
 
 
 def _threads_for(settings: EvalSettings, threads: int | None) -> int:
@@ -96,69 +91,39 @@ def _threads_for(settings: EvalSettings, threads: int | None) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def c_settings(settings: EvalSettings, threads: int = 0) -> Any:
-    """The ``bg_search_settings *`` for an EvalSettings (cached; read-only, shareable)."""
-    cs = ffi.new("bg_search_settings *")
-    lib.bg_search_settings_init(cs)
-    cs.plies = settings.plies
-    cs.cubeful = int(settings.cubeful)
-    cs.prune = int(settings.prune)
-    cs.noise = settings.noise
-    cs.deterministic = int(settings.deterministic)
-    cs.centred = int(settings.noise_centred)
-    cs.seed = 0 if settings.seed is None else settings.seed
-    cs.efficiency_set = EFFICIENCY_SETS.index(settings.efficiency_set)
-    cs.threads = threads
-    table = settings.filter_table
-    for n in range(4):
-        for k in range(n + 1):
-            accept, extra, threshold = table[n][k]
-            cs.filter[n][k].accept = accept
-            cs.filter[n][k].extra = extra
-            cs.filter[n][k].threshold = threshold
-    return cs
+def c_settings(settings: EvalSettings, threads: int = 0) -> SearchSettings:
+    """The C search settings for an EvalSettings (cached; read-only, shareable)."""
+    return SearchSettings(settings, threads)
 
 
-# (id(settings), threads) -> (settings, (C settings, its address)): c_settings without hashing
+# (id(settings), threads) -> (settings, C settings): c_settings without hashing
 # the settings' fields on every decision (the entry keeps the settings, so the id stays theirs)
-_SETTINGS_BY_ID: dict[tuple[int, int], tuple[EvalSettings, tuple[Any, int]]] = {}
+_SETTINGS_BY_ID: dict[tuple[int, int], tuple[EvalSettings, SearchSettings]] = {}
 
 
-def _settings_for_call(settings: EvalSettings, threads: int | None) -> Any:
-    return _settings_entry(settings, threads)[0]
-
-
-def _settings_entry(settings: EvalSettings, threads: int | None) -> tuple[Any, int]:
-    """The C settings of a call and their address (for engine._fast)."""
+def _settings_for_call(settings: EvalSettings, threads: int | None) -> SearchSettings:
+    """The C settings of a call (their ``address`` for engine._fast)."""
     n = _threads_for(settings, threads)
     if settings.noise and not settings.deterministic and settings.seed is None:
         # random noise seeded from the clock, as gnubg (a fresh draw per decision)
-        seeded = settings.with_(seed=(time.time_ns() ^ threading.get_ident()) & 0xFFFFFFFF)
-        cs = c_settings.__wrapped__(seeded, n)
-        return cs, address(cs)
+        return SearchSettings(settings, n, (time.time_ns() ^ threading.get_ident()) & 0xFFFFFFFF)
     hit = _SETTINGS_BY_ID.get((id(settings), n))
     if hit is not None and hit[0] is settings:
         return hit[1]
     cs = c_settings(settings, n)
     if len(_SETTINGS_BY_ID) > 256:
         _SETTINGS_BY_ID.clear()
-    entry = (cs, address(cs))
-    _SETTINGS_BY_ID[(id(settings), n)] = (settings, entry)
-    return entry
+    _SETTINGS_BY_ID[(id(settings), n)] = (settings, cs)
+    return cs
 
 
 _MONEY = MatchState(length=0, jacoby=True)
-# (id(engine), id(match), mover, beavers) -> (engine, match, (C cube info, its address)), as above
-_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[Any, MatchState, tuple[Any, int]]] = {}
+# (id(engine), id(match), mover, beavers) -> (engine, match, C cube info), as above
+_CUBE_INFOS: dict[tuple[int, int, int, bool], tuple[EngineCore, MatchState, CubeInfo]] = {}
 
 
-def _cube_info(engine: Any, match: MatchState, mover: int, beavers: bool = True) -> Any:
+def _cube_info(engine: EngineCore, match: MatchState, mover: int, beavers: bool = True) -> CubeInfo:
     """The C cube info of a decision (read-only for the C calls: kept and reused)."""
-    return _cube_info_entry(engine, match, mover, beavers)[0]
-
-
-def _cube_info_entry(engine: Any, match: MatchState, mover: int, beavers: bool = True) -> tuple[Any, int]:
-    """The C cube info of a decision and its address (for engine._fast)."""
     k = (id(engine), id(match), mover, beavers)
     hit = _CUBE_INFOS.get(k)
     if hit is not None and hit[0] is engine and hit[1] is match:
@@ -166,9 +131,8 @@ def _cube_info_entry(engine: Any, match: MatchState, mover: int, beavers: bool =
     ci = cube_info(match, mover, beavers=beavers, met=engine.met)
     if len(_CUBE_INFOS) > 1024:
         _CUBE_INFOS.clear()
-    entry = (ci, address(ci))
-    _CUBE_INFOS[k] = (engine, match, entry)
-    return entry
+    _CUBE_INFOS[k] = (engine, match, ci)
+    return ci
 
 
 class _CallContext(NamedTuple):
@@ -178,17 +142,17 @@ class _CallContext(NamedTuple):
 
     level: Level
     settings: EvalSettings
-    c_settings: Any
+    c_settings: SearchSettings
     c_settings_addr: int
-    cube_info: Any
+    cube_info: CubeInfo
     cube_info_addr: int
 
 
 # (id(engine), id(level), id(match), threads, beavers, cube) -> ((engine, level, match), context)
-_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool], tuple[tuple[Any, Any, Any], _CallContext]] = {}
+_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool], tuple[tuple[EngineCore, LevelLike, MatchState | None], _CallContext]] = {}
 
 
-def _call_context(engine: Any, level: LevelLike, match: MatchState | None, threads: int | None,
+def _call_context(engine: EngineCore, level: LevelLike, match: MatchState | None, threads: int | None,
                   beavers: bool, cube: bool) -> _CallContext:
     """The context of a chequer-play (``cube`` false) or cube call. Random-noise
     settings get a fresh seed per call, as :func:`_settings_entry` gives them."""
@@ -199,9 +163,9 @@ def _call_context(engine: Any, level: LevelLike, match: MatchState | None, threa
     lv = resolve_level(level)
     settings = lv.cube if cube else lv.checker
     state, mover = _mover(match)
-    cs, cs_addr = _settings_entry(settings, threads)
-    ci, ci_addr = _cube_info_entry(engine, state, mover, beavers)
-    context = _CallContext(lv, settings, cs, cs_addr, ci, ci_addr)
+    cs = _settings_for_call(settings, threads)
+    ci = _cube_info(engine, state, mover, beavers)
+    context = _CallContext(lv, settings, cs, cs.address, ci, ci.address)
     if not (settings.noise and not settings.deterministic and settings.seed is None):
         if len(_CONTEXTS) > 1024:
             _CONTEXTS.clear()
@@ -209,18 +173,15 @@ def _call_context(engine: Any, level: LevelLike, match: MatchState | None, threa
     return context
 
 
-def _flat(position: Any) -> Any:
-    board = getattr(position, "board", position)
+def _flat(position: PositionLike) -> list[int]:
+    board: Board = position.board if isinstance(position, Position) else position
     try:
-        return ffi.new("unsigned int[50]", list(board[0]) + list(board[1]))
-    except (TypeError, OverflowError, IndexError) as exc:
+        flat = [int(c) for c in list(board[0]) + list(board[1])]
+    except (TypeError, OverflowError, IndexError, ValueError) as exc:
         raise ValueError(f"bad board: {exc}") from None
-
-
-def _check(rc: int) -> int:
-    if rc < 0:
-        raise (ValueError if rc in (-1, -2, -3) else EngineError)(_ERRORS.get(rc, f"search error {rc}"))
-    return rc
+    if len(flat) != 50 or not all(0 <= c < 2**32 for c in flat):
+        raise ValueError("bad board: 2 rows of 25 counts")
+    return flat
 
 
 def _mover(match: MatchState | None) -> tuple[MatchState, int]:
@@ -273,17 +234,9 @@ class MoveDecision:
         if self._candidates is None:
             out: list[Candidate] = []
             if self._blob is not None:
-                n, blob = self._count, self._blob
-                at = n * C_MOVE_SIZE
-                b = ffi.unpack(ffi.from_buffer("unsigned int[]", blob[at:at + 200 * n]), 50 * n)
-                at += 200 * n
-                floats = ffi.unpack(ffi.from_buffer("float[]", blob[at:at + 28 * n]), 7 * n)
-                eq, eq2, probs = floats[:n], floats[n:2 * n], floats[2 * n:]
-                plies = ffi.unpack(ffi.from_buffer("int[]", blob[at + 28 * n:]), n)
-                for i in range(n):
-                    r = b[50 * i: 50 * i + 50]
-                    out.append(Candidate(move_from_c(blob, i), eq[i], Probabilities(*probs[5 * i: 5 * i + 5]),
-                                         plies[i], eq2[i], Position((tuple(r[:25]), tuple(r[25:])))))
+                for move, r, eq, eq2, probs, plies in native.decode_plays(self._blob, self._count):
+                    out.append(Candidate(move_from_c(move), eq, probs, plies, eq2,
+                                         Position((r[:25], r[25:]))))
             self._candidates = out
         return self._candidates
 
@@ -291,7 +244,7 @@ class MoveDecision:
         return f"MoveDecision(move={str(self.move)!r}, level={self.level!r})"
 
 
-def best_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchState | None = None,
+def best_move(engine: EngineCore, position: PositionLike, dice: tuple[int, int], match: MatchState | None = None,
               level: LevelLike = "expert", *, threads: int | None = None,
               max_candidates: int = _MAX_MOVES) -> MoveDecision:
     """gnubg's play at ``level`` for ``match.on_roll`` (``position.board[1]``) and ``dice``.
@@ -325,7 +278,7 @@ class NplyEvaluation:
     plies: int
 
 
-def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
+def evaluate_nply(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                   level: LevelLike = "expert", *, threads: int | None = None) -> NplyEvaluation:
     """n-ply evaluation of ``position`` (side on roll = ``match.on_roll``) with the
     level's cube-decision context (an EvalSettings is used as given)."""
@@ -333,14 +286,12 @@ def evaluate_nply(engine: Any, position: Any, match: MatchState | None = None,
     settings = lv.cube
     match, mover = _mover(match)
     ci = _cube_info(engine, match, mover)
-    probs = ffi.new("float[5]")
-    equity = ffi.new("float[2]")
-    _check(lib.bg_evaluate_nply(engine._ctx, engine._cache, _flat(position),
-                                _settings_for_call(settings, threads), ci, probs, equity))
-    return NplyEvaluation(Probabilities(*probs), equity[0], equity[1], settings.plies)
+    probs, equity, cubeful = native.evaluate_nply(engine.native, _flat(position),
+                                                  _settings_for_call(settings, threads), ci)
+    return NplyEvaluation(probs, equity, cubeful, settings.plies)
 
 
-def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
+def cube_decision(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                   level: LevelLike = "expert", *, threads: int | None = None,
                   beavers: bool = True) -> CubeDecision:
     """gnubg's cube decision for ``match.on_roll`` (``position.board[1]``, before rolling).
@@ -359,8 +310,8 @@ def cube_decision(engine: Any, position: Any, match: MatchState | None = None,
 # ---- many decisions in one call ------------------------------------------------------------
 
 
-def _cube_infos(engine: Any, match: MatchState | None | Sequence[MatchState | None], n: int,
-                beavers: bool = True) -> tuple[Any, int]:
+def _cube_infos(engine: EngineCore, match: MatchState | None | Sequence[MatchState | None], n: int,
+                beavers: bool = True) -> tuple[Handle, int]:
     """One C cube info for all decisions (step 0) or an array of one each (step 1)."""
     if match is None or isinstance(match, MatchState):
         m, mover = _mover(match)
@@ -368,19 +319,19 @@ def _cube_infos(engine: Any, match: MatchState | None | Sequence[MatchState | No
     states = list(match)
     if len(states) != n:
         raise ValueError(f"{len(states)} match states for {n} positions")
-    cis = ffi.new("bg_cubeinfo[]", max(n, 1))
-    for i, state in enumerate(states):
+    infos = []
+    for state in states:
         m, mover = _mover(state)
-        cis[i] = _cube_info(engine, m, mover, beavers)[0]
-    return cis, 1
+        infos.append(_cube_info(engine, m, mover, beavers))
+    return native.cube_infos(infos), 1
 
 
-def _keys(positions: Sequence[Any]) -> bytes:
+def _keys(positions: Sequence[PositionLike]) -> bytes:
     return b"".join([board_bytes(p) for p in positions])
 
 
-def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Sequence[tuple[int, int]],
-               level: LevelLike = "expert", match: MatchState | None | Sequence[MatchState | None] = None,
+def best_moves(engine: EngineCore, positions: Sequence[PositionLike], dice: Dice | Sequence[Dice],
+               match: MatchState | None | Sequence[MatchState | None] = None, level: LevelLike = "expert",
                *, threads: int | None = None) -> list[MoveDecision]:
     """:func:`best_move` for many positions in one C call, the decisions shared out
     to ``threads`` threads (default: every core), each searched on one thread.
@@ -392,36 +343,21 @@ def best_moves(engine: Any, positions: Sequence[Any], dice: tuple[int, int] | Se
     lv = resolve_level(level)
     settings = lv.checker
     n = len(positions)
-    rolls: list[Any] = [dice] * n if len(dice) == 2 and isinstance(dice[0], int) else list(dice)
+    rolls: list[Sequence[int]] = ([dice] * n if len(dice) == 2 and isinstance(dice[0], int)  # type: ignore[list-item]
+                                  else list(dice))  # type: ignore[arg-type]
     if len(rolls) != n:
         raise ValueError(f"{len(rolls)} rolls for {n} positions")
     if any(len(roll) != 2 for roll in rolls):
         raise ValueError("each roll is two dice")
     flat_dice = [int(d) for roll in rolls for d in roll]
     cis, step = _cube_infos(engine, match, n)
-    size = max(n, 1)
-    moves, results = ffi.new("bg_move[]", size), ffi.new("unsigned int[]", 50 * size)
-    eq, eq2, probs = ffi.new("float[]", size), ffi.new("float[]", size), ffi.new("float[]", 5 * size)
-    plies, status = ffi.new("int[]", size), ffi.new("int[]", size)
-    _check(lib.bg_best_moves8(engine._ctx, engine._cache, _keys(positions), ffi.new("int[]", flat_dice or [0]),
-                              n, _settings_for_call(settings, 1), cis, step, _threads_for(settings, threads),
-                              moves, results, eq, eq2, probs, plies, status))
-    raw_moves, raw_results = ffi.buffer(moves, n * C_MOVE_SIZE)[:], ffi.buffer(results, 200 * n)[:]
-    raw_eq, raw_eq2 = ffi.buffer(eq, 4 * n)[:], ffi.buffer(eq2, 4 * n)[:]
-    raw_probs, raw_plies = ffi.buffer(probs, 20 * n)[:], ffi.buffer(plies, 4 * n)[:]
-    out = []
-    for i in range(n):
-        if _check(status[i]) == 0:
-            out.append(MoveDecision(Move(), lv.name, settings, None))
-            continue
-        blob = b"".join((raw_moves[i * C_MOVE_SIZE:(i + 1) * C_MOVE_SIZE], raw_results[200 * i:200 * i + 200],
-                         raw_eq[4 * i:4 * i + 4], raw_eq2[4 * i:4 * i + 4], raw_probs[20 * i:20 * i + 20],
-                         raw_plies[4 * i:4 * i + 4]))
-        out.append(MoveDecision(move_from_c(blob), lv.name, settings, blob, 1))
-    return out
+    blobs = native.best_moves(engine.native, _keys(positions), flat_dice, n, _settings_for_call(settings, 1),
+                              cis, step, _threads_for(settings, threads))
+    return [MoveDecision(Move(), lv.name, settings, None) if blob is None
+            else MoveDecision(move_from_c(blob), lv.name, settings, blob, 1) for blob in blobs]
 
 
-def cube_decisions(engine: Any, positions: Sequence[Any],
+def cube_decisions(engine: EngineCore, positions: Sequence[PositionLike],
                    match: MatchState | None | Sequence[MatchState | None] = None,
                    level: LevelLike = "expert", *, threads: int | None = None,
                    beavers: bool = True) -> list[CubeDecision]:
@@ -431,36 +367,28 @@ def cube_decisions(engine: Any, positions: Sequence[Any],
     settings = lv.cube
     n = len(positions)
     cis, step = _cube_infos(engine, match, n, beavers)
-    size = max(n, 1)
-    out, probs, pre = ffi.new("float[]", 4 * size), ffi.new("float[]", 5 * size), ffi.new("float[]", 5 * size)
-    info, codes = ffi.new("float[]", 3 * size), ffi.new("int[]", size)
-    _check(lib.bg_cube_decide_many8(engine._ctx, engine._cache, _keys(positions), n,
-                                    _settings_for_call(settings, 1), cis, step,
-                                    _threads_for(settings, threads), out, probs, pre, info, codes))
-    outs = ffi.unpack(out, 4 * n)
-    wins = ffi.unpack(pre, 5 * n)[::5]
-    infos = ffi.unpack(info, 3 * n)
     plies = settings.plies
-    return [decision_from_c(_check(codes[i]), outs[4 * i], CubeEquities(*outs[4 * i + 1:4 * i + 4]), wins[i],
-                            infos[3 * i], infos[3 * i + 1], infos[3 * i + 2], plies)
-            for i in range(n)]
+    return [decision_from_c(code, optimal, equities, win, available, point, beavers, plies)
+            for code, optimal, equities, win, available, point, beavers in native.cube_decide_many(
+                engine.native, _keys(positions), n, _settings_for_call(settings, 1), cis, step,
+                _threads_for(settings, threads))]
 
 
 # ---- resignation ------------------------------------------------------------------------------------
 
 
-def resign_offer(engine: Any, position: Any, match: MatchState | None = None,
+def resign_offer(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                  level: LevelLike = "expert", declined: int = 0) -> int:
     """The resignation gnubg's bot offers on its turn (0 none, 1 single, 2 gammon,
     3 backgammon): only in races, and only when the 0-ply cubeless evaluation is
     certain (gnubg-play-spec 6.1). The level does not matter (gnubg uses 0 ply)."""
     resolve_level(level)
     match, mover = _mover(match)
-    probs, classes = engine.evaluate_many([position], with_classes=True)
-    return _resign.resign_offer(probs[0], int(classes[0]), match, mover, declined)
+    probs, classes = native.evaluate_many(engine.native, board_bytes(position), 1)
+    return _resign.resign_offer(probs.astype(float)[0], int(classes[0]), match, mover, declined)
 
 
-def accept_resignation(engine: Any, position: Any, match: MatchState | None, level: LevelLike,
+def accept_resignation(engine: EngineCore, position: PositionLike, match: MatchState | None, level: LevelLike,
                        value: int) -> bool:
     """Whether the bot accepts a resignation of ``value`` (1 single, 2 gammon, 3 backgammon).
 
@@ -489,7 +417,7 @@ def _context_line(lv: Level, settings: EvalSettings) -> str:
     return _describe(settings) + label
 
 
-def _header(position: Any, match: MatchState | None) -> str:
+def _header(position: PositionLike, match: MatchState | None) -> str:
     pid = position.position_id() if hasattr(position, "position_id") else Position.from_board(position).position_id()
     if match is None:
         return f"Position ID: {pid}  (money game, Jacoby, centred cube)"
@@ -503,8 +431,8 @@ def _header(position: Any, match: MatchState | None) -> str:
             f"{where}, cube {match.cube} {owner}, player {match.on_roll} on roll")
 
 
-def format_hint(engine: Any, position: Any, match: MatchState | None = None,
-                dice: tuple[int, int] | None = None, level: LevelLike = "expert",
+def format_hint(engine: EngineCore, position: PositionLike, dice: Dice | None = None,
+                match: MatchState | None = None, level: LevelLike = "expert",
                 *, max_moves: int = 10) -> str:
     """gnubg-style hint text: with ``dice``, the ranked plays (equity, the
     difference to the best, probabilities, depth); without, the cube analysis."""

@@ -14,7 +14,7 @@ The two formulas that tie a rating to play (gnubg-play-spec 7.4):
 * the FIBS formula: a player rated ``D`` points higher wins an ``N``-point
   match with probability ``1 / (1 + 10^(-D sqrt(N) / 2000))``;
 * the error-based absolute rating ``2050 - (EPM (8798 + 25526/N) + EPC (863 - 519/N))``
-  (:func:`engine.analysis_rates.abs_fibs_rating`).
+  (:func:`engine.analysis.rates.abs_fibs_rating`).
 
 >>> round(fibs_win_probability(100, 5), 4)
 0.564
@@ -230,6 +230,20 @@ class StrengthTable:
 def shipped_table() -> StrengthTable:
     """The table shipped with the package (read once)."""
     return StrengthTable.load()
+
+
+def strength_for_rating(rating: float) -> Strength:
+    """The shipped table's setting for a FIBS rating: the one rule from a rating to
+    play. ValueError names the covered range, or what is wrong with the table."""
+    try:
+        return shipped_table().for_rating(rating)
+    except DataFileError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def level_for_rating(rating: float, name: str | None = None) -> Level:
+    """The level that plays at a FIBS rating (:func:`strength_for_rating`)."""
+    return strength_for_rating(rating).setting.level(name)
 
 
 def _row(entry: Mapping[str, Any]) -> Strength:

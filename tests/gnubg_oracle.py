@@ -111,22 +111,22 @@ _ENGINE = None
 
 
 def c_engine():
-    """Our C engine loaded from the gnubg package's data (a ``bg_engine *``), or None."""
+    """Our C engine loaded from the gnubg package's data (an ``engine.native.EngineHandle``), or None."""
     global _ENGINE
     if _ENGINE is None:
         import importlib.util
         import pathlib
 
-        from engine._core import ffi, lib
+        from engine.errors import DataFileError
+        from engine.native import EngineHandle
 
         spec = importlib.util.find_spec("gnubg")
         if spec is None or not spec.submodule_search_locations:
             return None
         d = pathlib.Path(list(spec.submodule_search_locations)[0]) / "data"
-        err = ffi.new("char[512]")
-        e = lib.bg_engine_load(str(d / "gnubg.wd").encode(), str(d / "gnubg_os0.bd").encode(),
-                               str(d / "gnubg_ts0.bd").encode(), 0, err, 512)
-        if e == ffi.NULL:
+        try:
+            _ENGINE = EngineHandle(d / "gnubg.wd", d / "gnubg_os0.bd", d / "gnubg_ts0.bd", verify=False,
+                                   cache_log2=0)
+        except DataFileError:
             return None
-        _ENGINE = ffi.gc(e, lib.bg_engine_free)
     return _ENGINE

@@ -13,7 +13,7 @@ import pytest
 from bot.cli import main
 from bot.tournament.play import Table, play_match
 from bot.tournament.schedule import schedule
-from engine import analysis_rates
+from engine.analysis import rates as analysis_rates
 from engine.analysis import MatchAnalysis, analyse_match, match_state
 from engine.evaluator import Engine
 from engine.levels import level

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from engine.analysis_rates import (
+from engine.analysis.rates import (
     ErrorRates,
     abs_fibs_rating,
     cube_errors,

@@ -37,10 +37,10 @@ def test_best_moves_equal_best_move(engine, name, n):
     lv = level(name)
     one = [_play(engine.best_move(p, d, m, lv, threads=1)) for p, d, m in zip(positions, dice, matches, strict=True)]
     for threads in (1, 2, 3):
-        bulk = engine.best_moves(positions, dice, lv, matches, threads=threads)
+        bulk = engine.best_moves(positions, dice, matches, lv, threads=threads)
         assert [_play(d) for d in bulk] == one
     # one roll and one cube state for all
-    same = engine.best_moves(positions[:20], (6, 5), lv)
+    same = engine.best_moves(positions[:20], (6, 5), None, lv)
     assert [_play(d) for d in same] == [_play(engine.best_move(p, (6, 5), None, lv)) for p in positions[:20]]
 
 

@@ -10,9 +10,9 @@ from collections import Counter
 
 import pytest
 
-from engine._core import ffi, lib
 from engine.cube import ACTIONS, CLASS_CONTACT, CLASS_RACE, cube_decision_from_probabilities, cube_info, efficiency
 from engine.match import MatchState
+from engine.native import cube_exact_money
 from engine.position import Position
 from engine.sampling import random_bearoff_positions, random_game_positions
 
@@ -126,9 +126,8 @@ def test_spec_example_money_race_owned_cube():
 
 def _classify(match, nd, dt, dp, wg=0.1, beavers=True):
     ci = cube_info(match, match.on_roll, beavers=beavers)
-    opt = ffi.new("float *")
-    code = lib.bg_cube_classify(ci, ffi.new("float[3]", [nd, dt, dp]), wg, opt)
-    return ACTIONS[code], opt[0]
+    code, optimal = ci.classify(nd, dt, dp, wg)
+    return ACTIONS[code], optimal
 
 
 def test_classification_rules():
@@ -231,12 +230,10 @@ def test_exact_bearoff_values_read_from_database():
         opp, me = p.board
         pos = index(me) * 924 + index(opp)
         v = [x / 32767.5 - 1 for x in struct.unpack("<4H", data[40 + 8 * pos:48 + 8 * pos])]
-        out = ffi.new("float[3]")
-        flat = ffi.new("unsigned int[50]", [c for row in p.board for c in row])
-        assert lib.bg_cube_exact_money(engine, flat, out) == 0
+        out = cube_exact_money(engine, [c for row in p.board for c in row])
+        assert out is not None
         assert list(out) == pytest.approx([v[2], v[1], v[3]], abs=1e-6)
-    contact = ffi.new("unsigned int[50]", [c for row in Position.initial().board for c in row])
-    assert lib.bg_cube_exact_money(engine, contact, out) == -1
+    assert cube_exact_money(engine, [c for row in Position.initial().board for c in row]) is None
 
 
 def test_answers_to_double_and_beaver():

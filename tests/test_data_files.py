@@ -64,10 +64,10 @@ class TestCorruptFiles:
         engine = Engine(make_dir(tmp_path, weights))
         assert engine.files.weights.name == NAMES[weights]
         digests = ffi.new("unsigned long long[3]")
-        lib.bg_engine_digests(engine._ctx, digests)
+        lib.bg_engine_digests(engine.native._c, digests)
         reference = Engine()
         ref_digests = ffi.new("unsigned long long[3]")
-        lib.bg_engine_digests(reference._ctx, ref_digests)
+        lib.bg_engine_digests(reference.native._c, ref_digests)
         assert list(digests) == list(ref_digests)
         p = Position.initial()
         assert engine.evaluate(p) == reference.evaluate(p)

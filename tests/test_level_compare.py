@@ -1,4 +1,4 @@
-"""engine.level_compare and `fibsbot analyse --levels`: the paired comparison of
+"""engine.analysis.level_compare and `fibsbot analyse --levels`: the paired comparison of
 levels, checked against the match analysis of the same decisions."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from bot.tournament.play import Table, play_match
 from bot.tournament.schedule import schedule
 from engine.analysis import analyse_match
 from engine.evaluator import Engine
-from engine.level_compare import PairResult, checker_spots, compare_levels, look_z, shuffled
+from engine.analysis.level_compare import PairResult, checker_spots, compare_levels, look_z, shuffled
 from engine.levels import level
 from engine.records import MatchRecord, sgf
 

@@ -3,6 +3,7 @@
 import pytest
 
 from engine.levels import FLAVOURS, LEVEL_NAMES, MOVE_FILTERS, EvalSettings, level
+from engine.native import low_ply_efficiency
 
 
 def test_level_table():
@@ -67,7 +68,9 @@ def test_flavours_and_context_comparison():
     assert FLAVOURS == ("gnubg-1.07", "gnubg-1.1")
     modern = level("beginner", flavour="gnubg-1.1")
     assert modern.checker.noise_centred and modern.checker.efficiency_set == "gnubg-1.1"
-    assert modern.checker.low_ply_efficiency and not level("world class", "gnubg-1.1").checker.low_ply_efficiency
+    for settings, low in ((modern.checker, True), (level("world class", "gnubg-1.1").checker, False),
+                          (level("beginner", flavour="gnubg-1.07").checker, False)):
+        assert low_ply_efficiency(settings.efficiency_set, settings.plies) is low
     with pytest.raises(ValueError):
         level("expert", flavour="gnubg-2")
     # gnubg ignores prune at 0 plies and determinism without noise

@@ -90,7 +90,7 @@ def test_c_lookup_matches_python():
             for s1 in range(0, length, max(1, length // 4)):
                 for crawford in (False, True):
                     for pts, w, pl in ((1, 0, 0), (2, 1, 1), (4, 0, 1), (6, 1, 0)):
-                        a = lib.bg_met_mwc(table, s0, s1, length, pl, pts, w, int(crawford))
+                        a = lib.bg_met_mwc(table._c, s0, s1, length, pl, pts, w, int(crawford))
                         b = met.mwc((s0, s1), length, pl, pts, w, crawford)
                         assert a == pytest.approx(b, abs=1e-7)
 

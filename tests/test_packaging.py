@@ -64,6 +64,10 @@ def test_wheel_from_sdist_installs_in_a_fresh_venv_and_runs_anywhere(tmp_path: P
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path, env)
     pip_out = _run([str(venv / "bin" / "pip"), "install", str(wheels[0])], work, env)
     assert "gnubg" not in pip_out.lower().replace("fibsbot", "")  # no gnubg package pulled in
+    typed = _run([str(venv / "bin" / "python"), "-c",
+                  "import engine, engine.analysis, engine.bench, pathlib; "
+                  "print((pathlib.Path(engine.__file__).parent / 'py.typed').is_file())"], work, env)
+    assert typed.strip() == "True"  # the wheel ships its types, and its subpackages import without gnubg
     fibsbot = str(venv / "bin" / "fibsbot")
     version = _run([fibsbot, "version"], work, env)
     assert str(venv) in version and "gnubg_ts0.bd" in version  # the data inside the wheel

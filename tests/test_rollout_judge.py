@@ -1,14 +1,14 @@
-"""The rollout judge of the paired level comparison (engine/rollout_judge.py)."""
+"""The rollout judge of the paired level comparison (engine/analysis/rollout_judge.py)."""
 
 import pathlib
 
 from engine.evaluator import Engine
-from engine.level_compare import Spot, checker_spots, compare_levels
+from engine.analysis.level_compare import Spot, checker_spots, compare_levels
 from engine.levels import level
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.records import load
-from engine.rollout_judge import RolloutJudge
+from engine.analysis.rollout_judge import RolloutJudge
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "golden-sgf"
 

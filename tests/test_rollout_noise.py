@@ -39,7 +39,7 @@ def raw_outputs(engine, position):
     """Our net outputs before the sanity check, and the position class."""
     flat = ffi.new("unsigned int[50]", [c for row in position.board for c in row])
     out, cls = ffi.new("float[5]"), ffi.new("int[1]")
-    lib.bg_evaluate_raw_many(engine._ctx, flat, 1, out, cls)
+    lib.bg_evaluate_raw_many(engine.native._c, flat, 1, out, cls)
     return list(out), cls[0]
 
 
@@ -53,8 +53,8 @@ def test_cubeful_noise_starts_from_checked_outputs(engine, gnubg):
         board = (tuple(p.board[0]), tuple(p.board[1]))
         cubeless = gnubg.evaluate(board, ci, gnubg.evalcontext(0, 0, 1, 0, settings.noise))[:5]
         cubeful = gnubg.evaluate(board, ci, gnubg.evalcontext(1, 0, 1, 0, settings.noise))[:5]
-        from_raw = apply_noise(raw, p.board, cls, settings, engine=engine._ctx, cubeful=False)
-        from_checked = apply_noise(checked, p.board, cls, settings, engine=engine._ctx, cubeful=True)
+        from_raw = apply_noise(raw, p.board, cls, settings, engine=engine.native, cubeful=False)
+        from_checked = apply_noise(checked, p.board, cls, settings, engine=engine.native, cubeful=True)
         assert list(cubeless) == pytest.approx(from_raw, abs=1e-6), p.position_id()
         assert list(cubeful) == pytest.approx(from_checked, abs=1e-6), p.position_id()
         telling += from_raw != pytest.approx(from_checked, abs=1e-6)
@@ -79,11 +79,11 @@ def test_noisy_play_of_the_differing_trial_equals_gnubg(engine, gnubg):
 
 
 def test_noisy_rollout_without_variance_reduction_equals_gnubg(engine, gnubg):
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
     from engine.rollout import run
-    from engine.rollout_parity import compare, make_cases
+    from engine.bench.rollout_parity import compare, make_cases
 
-    # the parity bench's case (python -m engine.rollout_parity --only 24): trial 36 took the other play
+    # the parity bench's case (python -m engine.bench.rollout_parity --only 24): trial 36 took the other play
     job = dict(make_cases(engine, seed=20261126, count=36, trials=40))["bar position money advanced noVR"]
     agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job, cache=0), exact=True)
     assert agreement.ok, agreement

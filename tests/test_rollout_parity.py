@@ -7,7 +7,7 @@ import pytest
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.rollout import RolloutJob, RolloutSettings, run
-from engine.rollout_parity import compare, make_cases
+from engine.bench.rollout_parity import compare, make_cases
 
 MONEY = MatchState.from_match_id("cAkAAAAAAAAA")
 R = Position.from_position_id("trsbAADs7jkAAA")
@@ -90,9 +90,9 @@ def test_example_g_cube_decision_match(engine):
 
 def test_seeded_sample_agrees_with_gnubg(engine):
     pytest.importorskip("gnubg")
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
-    # the bar is on equities (engine/rollout_parity.py says why not probabilities)
+    # the bar is on equities (engine/bench/rollout_parity.py says why not probabilities)
     for name, job in make_cases(engine, seed=7, count=6, trials=36):
         agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job, cache=0),
                             exact=not job.settings.variance_reduction)
@@ -101,7 +101,7 @@ def test_seeded_sample_agrees_with_gnubg(engine):
 
 def test_per_player_and_later_settings_agree_with_gnubg(engine):
     pytest.importorskip("gnubg")
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
     from engine.levels import level
 
     # player 0 plays Expert then Advanced from ply 3, player 1 the reverse
@@ -117,7 +117,7 @@ def test_per_player_and_later_settings_agree_with_gnubg(engine):
 
 def test_rollout_as_the_opening_position_agrees_with_gnubg(engine):
     pytest.importorskip("gnubg")
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
     # no doubles at ply 0, quasi-random dice off, the luck at ply 0 over 30 rolls
     job = RolloutJob.of(OPENING, None, None, RolloutSettings(trials=30, seed=12345, initial=True))

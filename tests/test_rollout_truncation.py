@@ -17,11 +17,11 @@ one gnubg computes afresh, and the oracle runs without a cache.
 
 import pytest
 
+from engine.bench.rollout_parity import compare, make_cases
 from engine.evaluator import Engine
 from engine.rollout import RolloutJob, run
-from engine.rollout_parity import compare, make_cases
 
-CASE = "contact position money world class noVR trunc6"  # python -m engine.rollout_parity --only 29
+CASE = "contact position money world class noVR trunc6"  # python -m engine.bench.rollout_parity --only 29
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def job(engine: Engine) -> tuple[Engine, RolloutJob]:
 
 
 def test_truncated_world_class_rollout_equals_gnubg_without_cache(job):
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
     engine, j = job
     agreement = compare(run(engine, j, threads=1), rollout_gnubg.rollout(j, cache=0), exact=True)
@@ -39,7 +39,7 @@ def test_truncated_world_class_rollout_equals_gnubg_without_cache(job):
 
 
 def test_gnubgs_truncated_value_depends_on_its_cache(job):
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
     _, j = job
     fresh = rollout_gnubg.rollout(j, cache=0)[0].means
@@ -50,7 +50,7 @@ def test_gnubgs_truncated_value_depends_on_its_cache(job):
 
 def test_noisy_truncation_level_equals_gnubg(engine: Engine) -> None:
     pytest.importorskip("gnubg")
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
     from engine.levels import level
     from engine.position import Position
     from engine.rollout import RolloutSettings

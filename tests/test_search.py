@@ -455,9 +455,9 @@ def test_decision_api(engine):
 
 def test_format_hint(engine):
     p = Position.initial()
-    text = format_hint(engine, p, None, (3, 1), "world class")
+    text = format_hint(engine, p, (3, 1), None, "world class")
     assert "8/5 6/5" in text and "Eq.:" in text and "[world class]" in text
-    text = format_hint(engine, p, MatchState(length=7, score=(2, 4), on_roll=1, turn=1), None, "expert")
+    text = format_hint(engine, p, None, MatchState(length=7, score=(2, 4), on_roll=1, turn=1), "expert")
     assert "Proper cube action:" in text and "No double" in text and "7-point match" in text
 
 
@@ -473,5 +473,5 @@ def test_search_internals_match_references(engine):
                 b[25 * side + rng.choice([24, 0, 5, 7, rng.randrange(25)])] += 1
         boards.append(b)
     flat = ffi.new("unsigned int[]", [c for b in boards for c in b])
-    assert lib.bg_search_selftest_prune(engine._ctx, flat, len(boards)) == 0
+    assert lib.bg_search_selftest_prune(engine.native._c, flat, len(boards)) == 0
     assert lib.bg_search_selftest_results(flat, 400) == 0

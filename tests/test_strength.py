@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.analysis_rates import abs_fibs_rating
+from engine.analysis.rates import abs_fibs_rating
 from engine.errors import DataFileError
 from engine.levels import level
 from engine.strength import (

@@ -43,10 +43,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     level: Level = level_named(args.level)
     if args.rating is not None:
-        from engine.strength import shipped_table
+        from engine.strength import strength_for_rating
 
         try:
-            strength = shipped_table().for_rating(args.rating)
+            strength = strength_for_rating(args.rating)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         print(f"FIBS rating {args.rating:g}: {strength.describe()}")

@@ -6,13 +6,12 @@ import argparse
 from pathlib import Path
 
 DEFAULT_PLAYS = 5
-DEFAULT_TRIALS = 1296  # gnubg's default rollout length
 
 
 def add_rollout_arguments(p: argparse.ArgumentParser, *, for_hint: bool = False) -> None:
     """The rollout settings' flags (``fibsbot rollout``; ``hint --rollout`` takes them too)."""
-    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
-                   help=f"trials (games) per candidate (default {DEFAULT_TRIALS})")
+    p.add_argument("--trials", type=int, default=None,
+                   help="trials (games) per candidate (default: gnubg's, 1296)")
     if not for_hint:  # hint has its own --level
         p.add_argument("--level", default="expert", help="chequer play of both sides (default expert)")
     p.add_argument("--cube-level", default=None, help="cube decisions (default: --level)")

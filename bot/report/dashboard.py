@@ -220,7 +220,7 @@ def routes(snapshot: Snapshot, history: History | None = None, reports: Path | N
                 f'<div id="board" class="panel">{board}</div>{recent}</div><div id="live">{live}</div></div>'
                 '<p class="muted">Read-only. <a href="status">status JSON</a> - <a href="metrics">metrics</a></p>')
         html = document("fibsbot dashboard", body, script=_SCRIPT, css=_CSS,
-                        head=f'<noscript><meta http-equiv="refresh" content="5"></noscript>\n')
+                        head='<noscript><meta http-equiv="refresh" content="5"></noscript>\n')
         html = html.replace("<body>", f'<body data-key="{_key(board, live)}">', 1)
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 

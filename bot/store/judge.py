@@ -12,7 +12,7 @@ from sqlalchemy import Connection, delete, select
 
 from bot.store.schema import decisions, games, matches, statistics
 from engine import analysis as _analysis
-from engine import analysis_rates as _rates
+from engine.analysis import rates as _rates
 from engine.evaluator import Engine
 from engine.records import MatchRecord
 

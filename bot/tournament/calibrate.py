@@ -36,7 +36,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from engine.analysis_rates import RATING_OFFSET
+from engine.analysis.rates import RATING_OFFSET
 from engine.levels import level as named_level
 from engine.strength import Setting, Strength, StrengthTable, fibs_win_probability
 

@@ -3,7 +3,7 @@
 (a) Error-based: the self-play matches of a setting, analysed by the judge,
 give its chequer error per unforced move (EPM) and cube error per close cube
 decision (EPC); gnubg's formula turns them into an absolute FIBS rating
-(:func:`engine.analysis_rates.abs_fibs_rating`). Matches are the independent
+(:func:`engine.analysis.rates.abs_fibs_rating`). Matches are the independent
 units: the standard error is the delta method's for a ratio of sums over
 matches, so a match full of blunders counts as one unit, not as many.
 
@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.analysis_rates import ERROR_RATE_FACTOR, abs_fibs_rating, fibs_rating_losses
+from engine.analysis.rates import ERROR_RATE_FACTOR, abs_fibs_rating, fibs_rating_losses
 from engine.strength import fibs_rating_difference
 
 from bot.tournament.stats import Z95, wilson

@@ -20,7 +20,7 @@ from bot.yamlconfig import shipped_config, shipped_instead
 
 if TYPE_CHECKING:
     from engine.analysis import MatchAnalysis
-    from engine.level_compare import Comparison
+    from engine.analysis.level_compare import Comparison
     from engine.levels import Level
 
 
@@ -163,7 +163,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """``fibsbot analyse --levels``: the paired comparison of levels."""
     from engine.errors import RecordParseError
     from engine.evaluator import Engine
-    from engine.level_compare import checker_spots, compare_levels, shuffled
+    from engine.analysis.level_compare import checker_spots, compare_levels, shuffled
     from engine.levels import LEVEL_NAMES, level
     from engine.records import atomic_write, load
 
@@ -172,7 +172,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         levels = [level(n) for n in names if n]
         judge: Any = level(args.level or "4ply")
         if args.judge == "rollout":
-            from engine.rollout_judge import RolloutJudge
+            from engine.analysis.rollout_judge import RolloutJudge
 
             judge = RolloutJudge(trials=args.judge_trials, seed=args.seed, level=args.level or "expert")
         spots = shuffled((s for path in args.match for s in checker_spots(load(path), Path(path).name)), args.seed)

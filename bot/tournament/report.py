@@ -21,7 +21,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from engine.analysis_rates import ErrorRates, rating_label
+from engine.analysis.rates import ErrorRates, rating_label
 from engine.records import atomic_write
 
 from bot.tournament import stats

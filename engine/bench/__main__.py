@@ -6,6 +6,7 @@
     python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench --signature
+    python -m engine.bench --list            every developer tool with its command
 
 Each prints rates for our engine and for gnubg and their ratio. Ratios, not
 absolute times, are the claim: both run on this machine, one thread each.
@@ -28,6 +29,31 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
 }
 
 
+# Every developer tool of the project (benchmarks, parity runs against gnubg, soaks, fuzzers),
+# by the command that runs it; the bot's tools are named, not imported (engine never imports bot).
+TOOLS: tuple[tuple[str, str], ...] = (
+    ("python -m engine.bench movegen [--positions N]", "move generation against the gnubg package"),
+    ("python -m engine.bench eval", "0-ply evaluation speed and agreement against the gnubg package"),
+    ("python -m engine.bench decide [--match 7:2-3]", "whole decisions (plays, cube) against the gnubg package"),
+    ("python -m engine.bench api [--positions N]", "the Python API's speed on fresh positions against gnubg's"),
+    ("python -m engine.bench parity [--levels L] [--scale 0.1]", "decision parity with the gnubg package"),
+    ("python -m engine.bench --signature", "the deterministic checksum of every level's decisions"),
+    ("python -m engine.bench.rollout_parity [--cases 36 --trials 72]", "rollouts against the gnubg package"),
+    ("python -m engine.bench.rollout_speed [--trials 1296]", "rollout speed against the gnubg package"),
+    ("python -m bot.rollout_scale [--workers 1,2]", "a rollout split over a local Dask cluster"),
+    ("python -m bot.tournament.bench [CONFIG] [--runs 15]", "tournament speed-up on more worker processes"),
+    ("python -m bot.soak --matches 20 [--drop-every 50]", "bot-vs-bot soak over the local server"),
+    ("python -m bot.fuzz --sessions 10000 [--seed 1]", "mutated match dialogues into the bot's state machine"),
+    ("python -m bot.server.stress [--timeout 10]", "the local server against slow clients and socket floods"),
+)
+
+
+def list_tools() -> str:
+    """The developer tools, one line each: the command, then what it measures."""
+    width = max(len(command) for command, _ in TOOLS)
+    return "\n".join(f"{command:<{width}}  {what}" for command, what in TOOLS)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -38,8 +64,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--match", type=decide.match_score, default=None,
                         help="decide: a match score LENGTH:A-B, such as 7:2-3 (default: money play)")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
+    parser.add_argument("--list", action="store_true", help="list every developer tool with its command")
     args = parser.parse_args(argv)
-    if args.signature:
+    if args.list:
+        print(list_tools())
+    elif args.signature:
         COMMANDS["signature"](args)
     elif args.what:
         COMMANDS[args.what](args)

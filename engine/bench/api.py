@@ -30,9 +30,11 @@ from engine.sampling import ALL_ROLLS, random_game_positions
 
 
 def run_api(args: argparse.Namespace) -> None:
+    from engine import native
     from engine.evaluator import Engine
     from engine.levels import level
     from engine.position import Position
+    from engine.probabilities import Probabilities
 
     gnubg = silently(quiet_gnubg)
     engine = Engine()
@@ -72,14 +74,22 @@ def run_api(args: argparse.Namespace) -> None:
           "caches emptied, CPU time")
 
     print("  speed-api-eval: 0-ply evaluation")
-    reference, one, many, by_id = best_rates([
+    def through_cffi(i: str) -> Probabilities:
+        # the same two C calls (decode the ID, evaluate) through cffi instead of engine._fast
+        key = native.boards_from_ids(i.encode("ascii"), 1)
+        assert isinstance(key, bytes)
+        return Probabilities(*native.evaluate_many(engine.native, key, 1)[0][0].tolist())
+
+    reference, one, cffi, many, by_id = best_rates([
         timed(lambda: [gnubg.evaluate(gnubg.positionfromid(i), cube, ctx0) for i in ids]),
         timed(lambda: [engine.evaluate(Position.from_position_id(i)) for i in ids]),
+        timed(lambda: [through_cffi(i) for i in ids]),
         timed(lambda: engine.evaluate_many([Position.from_position_id(i) for i in ids])),
         timed(lambda: engine.evaluate_ids(ids, threads=1)),
     ], repeats)
     row("gnubg evaluate(positionfromid(id))", reference)
     row("ours Engine.evaluate(Position.from_position_id(id))", one, reference)
+    row("ours the same two C calls through cffi (without engine._fast)", cffi, reference)
     row("ours Engine.evaluate_many(fresh Positions), one C call", many, reference)
     row("ours Engine.evaluate_ids(ids), one C call", by_id, reference)
 
@@ -90,7 +100,7 @@ def run_api(args: argparse.Namespace) -> None:
         timed(lambda: [engine.best_move(Position.from_position_id(i), d, None, expert, threads=1).move
                        for i, d in pairs]),
         timed(lambda: [d.move for d in engine.best_moves([Position.from_position_id(i) for i in ids], dice,
-                                                         expert, threads=1)]),
+                                                         None, expert, threads=1)]),
     ], repeats)
     row("gnubg findbestmove(positionfromid(id), ...)", reference)
     row("ours Engine.best_move(Position.from_position_id(id), ...).move", one, reference)

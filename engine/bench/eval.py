@@ -70,9 +70,9 @@ def run_eval(args: argparse.Namespace) -> None:
             engine.evaluate(p)
         return len(positions)
 
-    reference, *ours = best_rates([(gnubg_run, clock), batch_positions, batch_array, one_at_a_time], 5)
+    reference, *rates = best_rates([(gnubg_run, clock), batch_positions, batch_array, one_at_a_time], 5)
     row("gnubg.evaluate, one call per position", reference)
     for label, rate in zip(("ours Engine.evaluate_many(positions), one C call",
                             "ours Engine.evaluate_many(boards array), one C call",
-                            "ours Engine.evaluate, one call per position"), ours):
+                            "ours Engine.evaluate, one call per position"), rates):
         row(label, rate, reference)

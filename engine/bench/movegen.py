@@ -10,12 +10,14 @@ from engine.sampling import ALL_ROLLS, random_game_positions
 
 
 def run_movegen(args: argparse.Namespace) -> None:
-    from engine._core import ffi, lib
+    import numpy as np
+
+    from engine.native import count_moves
 
     positions = random_game_positions(args.positions, seed=SEED)
-    flat = ffi.new("unsigned int[]", [c for p in positions for side in p.board for c in side])
-    dice = ffi.new("int[]", [d for roll in ALL_ROLLS for d in roll])
-    n_plays = int(lib.bg_count_moves(flat, len(positions), dice, len(ALL_ROLLS)))
+    flat = np.array([c for p in positions for side in p.board for c in side], dtype=np.uint32)
+    dice = np.array([d for roll in ALL_ROLLS for d in roll], dtype=np.int32)
+    n_plays = count_moves(flat, dice)
     print(f"movegen: {len(positions)} positions (seed {SEED}) x 21 rolls = {n_plays:,} plays")
 
     gnubg = quiet_gnubg()
@@ -27,7 +29,7 @@ def run_movegen(args: argparse.Namespace) -> None:
         return sum(len(gnubg.findbestmoves(p.board, cube, context, r)) for p in sample for r in ALL_ROLLS)
 
     def ours_c() -> int:
-        return int(lib.bg_count_moves(flat, len(positions), dice, len(ALL_ROLLS)))
+        return count_moves(flat, dice)
 
     def ours_python() -> int:
         return sum(len(p.legal_plays(*r)) for p in sample for r in ALL_ROLLS)

@@ -187,7 +187,7 @@ class Comparison:
 
 
 class Judge(Protocol):
-    """Another judge than a search (engine/rollout_judge.py): each level's loss on a spot."""
+    """Another judge than a search (engine/analysis/rollout_judge.py): each level's loss on a spot."""
 
     @property
     def name(self) -> str: ...

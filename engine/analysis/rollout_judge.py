@@ -1,5 +1,5 @@
 """A rollout as the judge of a paired level comparison (`fibsbot analyse --levels
-... --judge rollout`; engine/level_compare.py).
+... --judge rollout`; engine/analysis/level_compare.py).
 
 Where the levels' plays differ, the distinct plays are rolled out together
 (the same dice for all, variance reduction, Expert both sides by default)
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.evaluator import Engine
-from engine.level_compare import Spot
+from engine.analysis.level_compare import Spot
 from engine.position import Position
 from engine.rollout import CandidateResult
 
@@ -38,7 +38,7 @@ class RolloutJudge:
                threads: int | None) -> dict[int, float]:
         """Each level's loss (EMG, >= 0) against the best of the plays rolled out."""
         distinct = list(dict.fromkeys(p for p in plays.values() if p is not None))
-        moves = [spot.position.legal_play_to(*spot.dice, p) for p in distinct]
+        moves = [m for m in (spot.position.legal_play_to(*spot.dice, p) for p in distinct) if m is not None]
         result = engine.rollout(spot.position, spot.match, candidates=moves, trials=self.trials, seed=self.seed,
                                 level=self.level, threads=threads)
         equity = {p: _score(c) for p, c in zip(distinct, result.candidates)}

@@ -1,6 +1,6 @@
 """The `gnubg` package's rollouts, driven through its command interface (the
-parity oracle and speed reference of engine/rollout_parity.py and
-engine/rollout_bench.py; gnubg-rollout-spec sections 1.2, 8.0 and 9).
+parity oracle and speed reference of engine/bench/rollout_parity.py and
+engine/bench/rollout_speed.py; gnubg-rollout-spec sections 1.2, 8.0 and 9).
 
 The package never prints rollout results (its ``fShowProgress`` is 0), so the
 flag is switched on through ctypes and the printed final block is parsed (6
@@ -40,7 +40,7 @@ _ROLL = re.compile(r";[BW]\[(\d)(\d)")
 
 
 def _gnubg() -> Any:
-    import gnubg  # type: ignore[import-untyped]  # the oracle (no stubs); benchmarks and tests only
+    import gnubg  # the oracle (no stubs: typed Any, pyproject tool.mypy); benchmarks and tests only
 
     if not _READY:
         lib = ctypes.CDLL(gnubg._gnubg.__file__)

@@ -1,4 +1,4 @@
-"""Rollout speed against the `gnubg` package: ``python -m engine.rollout_bench``.
+"""Rollout speed against the `gnubg` package: ``python -m engine.bench.rollout_speed``.
 
 The issue's workload: an Expert (0-ply chequer play and cube) cubeful
 rollout with variance reduction and quasi-random dice of a contact position,
@@ -20,8 +20,8 @@ import time
 
 from engine.evaluator import Engine
 from engine.position import Position
-from engine.rollout import RolloutJob, RolloutSettings, run
-from engine import rollout_gnubg
+from engine.rollout import DEFAULT_TRIALS, RolloutJob, RolloutSettings, run
+from engine.bench import rollout_gnubg
 
 OPENING = "4HPwATDgc/ABMA"
 
@@ -34,9 +34,9 @@ def timed(fn: object, *args: object, **kw: object) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m engine.rollout_bench", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m engine.bench.rollout_speed", description=__doc__.split("\n\n")[0])
     ap.add_argument("--position", default=OPENING, help="gnubg position ID (default: the opening position)")
-    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--trials", type=int, default=DEFAULT_TRIALS)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="alternating rounds (times are summed)")
     args = ap.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Rollout parity with the `gnubg` package: ``python -m engine.rollout_parity``.
+"""Rollout parity with the `gnubg` package: ``python -m engine.bench.rollout_parity``.
 
 Draws held-out cases from a seed (positions reached by seeded 0-ply self-play:
 contact, race, bear-off, a chequer on the bar; rollouts of the position, of
@@ -32,7 +32,7 @@ from engine.levels import level
 from engine.match import MatchState
 from engine.position import Position
 from engine.rollout import RolloutJob, RolloutResult, RolloutSettings, run
-from engine import rollout_gnubg
+from engine.bench import rollout_gnubg
 
 EXACT = 1e-6  # gnubg prints 6 decimals: a value rounds to within 5e-7, plus float noise
 SIGMAS = 3.0
@@ -144,7 +144,7 @@ def compare(ours: RolloutResult, theirs: Sequence[rollout_gnubg.GnubgResult], ex
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m engine.rollout_parity", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m engine.bench.rollout_parity", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=36)
     ap.add_argument("--seed", type=int, default=20261126)
     ap.add_argument("--trials", type=int, default=72)

@@ -3,7 +3,7 @@
 Errors are normalised equity (EMG) at the analysis level, negative = a loss
 (gnubg's sign): a chequer play's error is its score minus the best play's; a
 cube decision's comes from the no double / double-take / double-pass
-equities of the doubler's position (:func:`engine.analysis_rates.cube_errors`).
+equities of the doubler's position (:func:`engine.analysis.rates.cube_errors`).
 A played move the level's move filter dropped early is scored as deep as
 the best one, as gnubg does. Forced moves (one legal play) and cube
 decisions that are not close (and were not doubles, takes or passes) do not
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from collections.abc import Iterable
 from typing import Any
 
-from engine import analysis_rates as rates
+from engine.analysis import rates
 from engine.cube import CubeDecision
 from engine.evaluator import Engine
 from engine.levels import Level, level as _level
