@@ -22,7 +22,7 @@ from bot.fibsboard import FibsBoard, move_command
 from engine.position import Move
 
 CLIP_VERSION = 1008
-"""What the spec, Gibbon and most clients send; 1009 only adds message 20."""
+"""What FIBS's CLIP documentation, Gibbon and most clients send; 1009 only adds message 20."""
 
 TOGGLES = frozenset({
     "allowpip", "autoboard", "autodouble", "automove", "away", "bell", "crawford", "double", "greedy",

@@ -1,6 +1,7 @@
 """FIBS ``board:`` lines (boardstyle 3) <-> engine positions, and FIBS move syntax.
 
-A board line has 53 colon-separated fields (clip-spec 5.1). :func:`parse`
+A board line has 53 colon-separated fields (numbered 0-52 in the ``board:``
+field list of FIBS's CLIP documentation, E. McLean, fibs.com/fibs_interface.html). :func:`parse`
 validates every field and :meth:`FibsBoard.format` gives the line back
 exactly. The engine sees the board from the player named first in the line
 (``You`` when the bot plays): ``board[1]`` is that player whoever is on turn,
@@ -39,7 +40,8 @@ _NAME = re.compile(r"[!-~]+")  # printable ASCII, no blank
 
 @dataclass(frozen=True, slots=True)
 class FibsBoard:
-    """The 53 fields of a board line, typed (field numbers in clip-spec 5.1)."""
+    """The 53 fields of a board line, typed (field numbers as in the ``board:`` field list of FIBS's
+    CLIP documentation)."""
 
     player: str
     opponent: str

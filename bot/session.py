@@ -3,7 +3,7 @@
 :class:`Session` owns the socket and nothing about games: it cuts the byte
 stream into lines (the ``login: `` prompt has no line end), parses them with
 :func:`bot.clip.parse_all` and hands every event to its :class:`Handler`
-(the player). It logs in, fixes the toggles of clip-spec 4.1 from the
+(the player). It logs in, fixes the toggles it needs (:func:`wanted_toggles`) from the
 own-info line (toggling only what is wrong, since ``toggle`` flips), and
 sets ``boardstyle 3``.
 
@@ -86,7 +86,7 @@ class Handler(Protocol):
 
 
 def wanted_toggles(config: BotConfig, ready: bool) -> dict[str, bool]:
-    """The toggle values the bot needs (clip-spec 4.1)."""
+    """The toggle values the bot needs: each ``toggle`` flips, so only the wrong ones are sent."""
     return {
         "allowpip": True, "autoboard": True, "autodouble": False, "automove": False, "bell": False,
         "crawford": True, "double": True, "greedy": False, "moreboards": True, "moves": False,

@@ -93,7 +93,7 @@ unsigned int bg_bearoff_id(const unsigned int *side, int n_points, int n_chequer
 int bg_net_inputs(const bg_engine *engine, const unsigned int *board, int net, float *out);
 
 /* ==== cube.c, met.c, noise.c: match equity, cubeful equities, cube
- * decisions, evaluation noise (gnubg-play-spec sections 2, 4, 5) ==== */
+ * decisions, evaluation noise, as gnubg's ==== */
 
 /* A match equity table as gnubg holds it, extended to 64 points (built by
  * engine/met.py): pre[i][j] = MWC of player 0 needing i+1 points against
@@ -131,7 +131,7 @@ float bg_cube_utility(const float *p, const bg_cubeinfo *ci);
 float bg_cube_mwc_to_emg(float mwc, const bg_cubeinfo *ci);
 float bg_cube_emg_to_mwc(float emg, const bg_cubeinfo *ci);
 /* Cube efficiency x of a leaf board (50 uints, side on roll = board[25..49])
- * of the given class (section 4.2; two-sided bearoff: 0.6 here, the exact
+ * of the given class (two-sided bearoff: 0.6 here, the exact
  * value is derived inside bg_cube_leaf when exact_money is given).
  * low_ply = 0: gnubg 1.07's parameters (contact/crashed 0.68, race
  * 0.55 + 0.00125 pips in [0.6, 0.7]), also gnubg 1.1's for 2+ ply contexts;
@@ -153,7 +153,7 @@ float bg_cube_leaf(const float *p, float x, int pos_class, const float *exact_mo
  * exact_money argument above. 0, or -1 if the board is not in the database
  * or the database has no cubeful values. */
 int bg_cube_exact_money(const bg_engine *engine, const unsigned int *board, float *out);
-/* 1 if ci->move may double now (section 4.4 availability). */
+/* 1 if ci->move may double now (gnubg's cube availability). */
 int bg_cube_available(const bg_cubeinfo *ci);
 /* Classifies ND, DT, DP (normalised, per ci->cube: money DT already x2, match
  * converted to EMG); win_gammon = p[1] of the no-double evaluation. Returns
@@ -165,7 +165,7 @@ int bg_cube_classify(const bg_cubeinfo *ci, const float *nd_dt_dp, float win_gam
  * (normalised equity / EMG). Returns the decision code. */
 int bg_cube_decision(const float *p, float x, int pos_class, const float *exact_money,
                      const bg_cubeinfo *ci, float *out);
-/* Dead-cube double point (the bot's market-window pre-check, section 4.4). */
+/* Dead-cube double point (gnubg's bot's market-window pre-check). */
 float bg_cube_double_point_dead(const float *p, const bg_cubeinfo *ci);
 
 /* ISAAC generator state (16 words as in gnubg); per thread, never shared. */
@@ -196,8 +196,8 @@ float bg_noise_deviate(const unsigned int *board, int output, int deterministic,
 int bg_noise_apply(const bg_engine *engine, const unsigned int *board, int pos_class, int cubeful,
                    float noise, int deterministic, int centred, bg_isaac *rng, float *out);
 
-/* ==== search.c, candidates.c: the n-ply search and the decision API (gnubg-play-spec
- * sections 1-4). One call per decision; the GIL is released by cffi. Plies
+/* ==== search.c, candidates.c: the n-ply search and the decision API (gnubg's
+ * levels, move filters and cube decisions). One call per decision; the GIL is released by cffi. Plies
  * use gnubg's numbering (0 = the raw net). Results do not depend on the
  * thread count. ==== */
 
@@ -317,7 +317,7 @@ int bg_search_selftest_results(const unsigned int *boards, int n_boards);
  * returns the boards x nets that differ in a bit. */
 int bg_search_selftest_prune(const bg_engine *engine, const unsigned int *boards, int n_boards);
 
-/* ==== rollout.c, dice.c: gnubg's rollouts (gnubg-rollout-spec). Trial t of
+/* ==== rollout.c, dice.c: gnubg's rollouts (gnubg's manual, "Rollouts"). Trial t of
  * an alternative is fixed by the settings, the seed and t alone, so any split
  * of a trial range over calls, threads or machines gives the same per-trial
  * values; the statistics add them in trial order. The GIL is released. ==== */
@@ -366,7 +366,7 @@ int bg_rollout_trials(const bg_engine *engine, bg_cache *cache, const bg_rollout
                       const bg_rollout_alt *alts, int n_alts, int first, int n, int threads,
                       float *out);
 
-/* gnubg's running statistics of one alternative (spec 6.1), in float. */
+/* gnubg's running statistics of one alternative, in float. */
 typedef struct {
     float sum[7], mu[7], var[7], se[7];
     int n;

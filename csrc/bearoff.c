@@ -1,4 +1,4 @@
-/* Bearoff databases (spec 6.1-6.3); racebg.c reads them for spec 6.4. */
+/* gnubg's bearoff databases; racebg.c reads them for the race-backgammon override. */
 #include "bearoff.h"
 
 #include <pthread.h>

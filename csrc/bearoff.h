@@ -1,5 +1,5 @@
 /* Bearoff databases (gnubg_os0.bd one-sided, gnubg_ts0.bd two-sided): loading,
- * position indices and 0-ply outputs (gnubg-engine-spec 6.1-6.3). */
+ * position indices and 0-ply outputs, as gnubg's. */
 #ifndef BG_BEAROFF_H
 #define BG_BEAROFF_H
 
@@ -35,7 +35,7 @@ int bg_bearoff_ts_load(bg_bearoff_ts *db, const char *path, char *err, int errle
 void bg_bearoff_os_free(bg_bearoff_os *db);
 void bg_bearoff_ts_free(bg_bearoff_ts *db);
 
-/* Index of a side's chequers on points 0..n_points-1 (spec 6.1). */
+/* Index of a side's chequers on points 0..n_points-1 (gnubg's bearoff index). */
 unsigned int bg_bearoff_index(const unsigned int *side, int n_points, int n_chequers);
 
 /* Raw uint16 distributions of one position id: prob[i] = P(exactly i rolls

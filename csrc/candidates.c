@@ -1,4 +1,4 @@
-/* Chequer play (gnubg-play-spec 3.1): every legal play is a candidate, scored
+/* Chequer play as gnubg's bot chooses: every legal play is a candidate, scored
  * at 0 ply and then deeper through the move filters (each round keeps the
  * best few within a threshold), the survivors at the full depth, ranked by
  * gnubg's general comparison. The scoring searches run on the tree of
@@ -35,7 +35,9 @@ static int cmp_score(const cand *a, const cand *b)
 
 static int cmp_score_q(const void *x, const void *y) { return cmp_score(x, y); }
 
-/* gnubg's general comparison (spec 3.1 step 4). */
+/* gnubg's general comparison: deeper (less noisy, unpruned) evaluations first,
+ * then bearing off the last chequer, score, secondary score, more borne off,
+ * lower rearmost chequer. */
 static int cmp_general(const void *x, const void *y)
 {
     const cand *a = x, *b = y;

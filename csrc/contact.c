@@ -1,4 +1,4 @@
-/* The contact extras (contact.h), written from gnubg-engine-spec section 3.4. */
+/* The contact extras (contact.h): gnubg's extra inputs of the contact and crashed nets. */
 #include "contact.h"
 
 #include <stdint.h>
@@ -199,7 +199,7 @@ static int ceil_div15(int x, int d)
 
 /* b's fields that depend on the opponent only through its rearmost point
  * opp_back (-1 when on the bar): contact breaks, timing, back chequers and
- * anchors, escapes and containment, spread, backbone, back games (spec 3.4).
+ * anchors, escapes and containment, spread, backbone, back games.
  * Returns b's chequer count, bar included (for the men-off fields). */
 static int own_features(const bg_escape_tables *tab, const unsigned int *b, const side_bits *sb,
                         int opp_back, float *x)

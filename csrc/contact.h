@@ -1,4 +1,4 @@
-/* The contact extras (gnubg-engine-spec 3.4): the 25 fields per side that the
+/* gnubg's contact extras: the 25 fields per side that the
  * contact and crashed nets read after the base block (men off, contact
  * breaks, back chequers and anchors, hitting chances, escapes and
  * containment, mobility, timing, backbone, back games), computed from bitmaps

@@ -1,5 +1,5 @@
 /* Cubeful equities at a leaf, cube efficiency and the cube-decision
- * classification, written from gnubg-play-spec section 4. Arithmetic is in
+ * classification, as gnubg's. Arithmetic is in
  * single precision as in gnubg so that ties and thresholds fall the same way. */
 #include <math.h>
 #include <stddef.h>
@@ -251,7 +251,7 @@ static float weighted(const met_row *t, const bg_cubeinfo *ci, int k, int winner
            g[winner] * me_in(t, ci, k, 2 * c, winner) + b[winner] * me_in(t, ci, k, 3 * c, winner);
 }
 
-/* Live-cube cash points of both players at the current cube (section 4.4). */
+/* Live-cube cash points of both players at the current cube. */
 static void cash_points(const float p[5], const met_row *t, const bg_cubeinfo *ci, float cp[2])
 {
     float g[2], b[2];
@@ -354,7 +354,7 @@ float bg_cube_leaf(const float *p, float x, int pos_class, const float *exact_mo
     if (!ci->match_to)
         return perfect ? *exact_for(exact_money, ci) : bg_cube_money_leaf(p, ci, x);
     if (perfect) {
-        /* efficiency from the exact money values (section 4.2) */
+        /* efficiency from the exact money values (two-sided bearoff) */
         bg_cubeinfo mci;
         bg_cubeinfo_set(&mci, ci->met, 1, ci->owner, ci->move, 0, 0, 0, 0, 0, 0);
         float c = *exact_for(exact_money, &mci);

@@ -1,5 +1,5 @@
 /* Cubeful equities at a leaf (Janowski, money and match), cube efficiency,
- * cube-decision classification (gnubg-play-spec section 4). The public
+ * cube-decision classification, as gnubg's. The public
  * entry points and bg_cubeinfo are declared in api.h. */
 #ifndef BG_CUBE_H
 #define BG_CUBE_H
@@ -37,13 +37,15 @@ enum {
 /* The cube info after the side on roll doubles (cube x2, owned by the taker). */
 void bg_cubeinfo_doubled(const bg_cubeinfo *ci, bg_cubeinfo *out);
 
-/* Janowski conversion for money (normalised cubeful equity, section 4.1). */
+/* Janowski conversion for money (normalised cubeful equity; R. Janowski, "Take-Points
+ * in Money Games", 1993). */
 float bg_cube_money_leaf(const float p[5], const bg_cubeinfo *ci, float x);
 /* v[j] = bg_cube_money_leaf(p, &kids[j], x) for the kids with a cube (cube > 0,
  * money), else 0: the gammon ratios of p computed once. */
 void bg_cube_money_leaves(const float p[5], const bg_cubeinfo *kids, int nk, float x, float *v);
 
-/* Cubeful MWC for match play (section 4.3). */
+/* Cubeful MWC for match play, as gnubg: (1 - x) the dead-cube MWC plus x the
+ * live-cube MWC, which is linear in W between the cash points. */
 float bg_cube_match_leaf(const float p[5], const bg_cubeinfo *ci, float x);
 
 #endif

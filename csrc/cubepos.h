@@ -1,4 +1,4 @@
-/* The cube side of the search tree (gnubg-play-spec 4): each cube position
+/* The cube side of the search tree (as gnubg's): each cube position
  * of a node split into "no double" and "doubled" for its children, the
  * cubeful value of a leaf per cube position (Janowski, cube.c), and the
  * value of the better cube action at a node. */

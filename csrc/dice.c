@@ -1,4 +1,4 @@
-/* gnubg's rollout dice, written from gnubg-rollout-spec section 2. SFMT-19937
+/* gnubg's rollout dice. SFMT-19937
  * and MT19937 follow their published algorithms (Saito-Matsumoto's SFMT 1.5
  * parameters for exponent 19937; Matsumoto-Nishimura's 2002 MT19937 seeding). */
 #include <stdint.h>
@@ -126,7 +126,7 @@ unsigned int bg_dice_rng_next(bg_dice_rng *r)
     return r->kind == BG_DICE_MT19937 ? mt_temper(v) : v;
 }
 
-/* A die from the generator: reject the top 4 values of 2^32 (spec 2.2). */
+/* A die from the generator: reject the top 4 values of 2^32 (as gnubg). */
 static int draw_die(bg_dice_rng *r)
 {
     uint32_t v;

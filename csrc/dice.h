@@ -1,4 +1,4 @@
-/* gnubg's rollout dice (gnubg-rollout-spec section 2): the seeded generators
+/* gnubg's rollout dice (gnubg's manual, "Rollouts"): the seeded generators
  * (SFMT-19937 as gnubg 1.08 and the `gnubg` package, MT19937 as gnubg 1.07),
  * the die mapping with rejection, and the quasi-random permutation tables
  * (rotation and stratification) built from ISAAC. */

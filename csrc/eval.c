@@ -17,7 +17,7 @@
 #include "racebg.h"
 #include "weights.h"
 
-/* ---- classification (spec 1.3) ---------------------------------------- */
+/* ---- classification (gnubg's position classes) ------------------------ */
 
 /* The highest occupied index (24 = bar) of a side or its bitmap, -1 for none. */
 static int highest_of(uint32_t occ) { return occ ? 31 - __builtin_clz(occ) : -1; }
@@ -108,7 +108,7 @@ int bg_classify_board(const bg_board b)
     return bg_classify_scan(b, &scan);
 }
 
-/* ---- OVER (spec 6.6) --------------------------------------------------- */
+/* ---- OVER (a game already over) ---------------------------------------- */
 
 static int any_far(const unsigned int *s)
 {
@@ -137,7 +137,7 @@ static void eval_over(const bg_board b, float out[5])
     }
 }
 
-/* ---- sanity check (spec 6.5) ------------------------------------------- */
+/* ---- sanity check (gnubg's limits on the net outputs) ------------------ */
 
 /* Sum over a side's chequers of their quarter (points 1-6 = 1, ..., 19-24 =
  * 4, the bar 5): on the points 1 each, plus 1 from point 7, 13 and 19 up. */

@@ -1,4 +1,4 @@
-/* 0-ply evaluation (gnubg-engine-spec section 5): classification, the class
+/* gnubg's 0-ply evaluation: classification, the class
  * evaluators, the race-backgammon override and the sanity check, plus a
  * thread-safe position cache. n-ply search builds on bg_eval0. */
 #ifndef BG_EVAL_H
@@ -54,7 +54,7 @@ int bg_eval0_cached(const struct bg_engine *e, struct bg_cache *cache, const bg_
 void bg_eval0_cached_many(const struct bg_engine *e, struct bg_cache *cache, const bg_board *b,
                           const int *pick, int k, int known_cls, float (*out)[5], int *cls);
 
-/* The sanity check (spec 6.5) on net outputs; needs the one-sided db. */
+/* gnubg's sanity check on net outputs; needs the one-sided db. */
 void bg_sanity_check(const bg_bearoff_os *os, const bg_board b, float out[5]);
 
 /* bg_sanity_check with b's scan from bg_classify_scan. */

@@ -1,5 +1,4 @@
-/* The hitting heuristic of the contact inputs (hitting.h), written from
- * gnubg-engine-spec section 3.4. */
+/* The hitting heuristic of gnubg's contact inputs (hitting.h). */
 #include "hitting.h"
 
 #include <stdint.h>
@@ -35,7 +34,7 @@ static uint32_t flip24(uint32_t x)
     return (uint32_t)REV8[x & 0xffu] << 16 | (uint32_t)REV8[x >> 8 & 0xffu] << 8 | REV8[x >> 16 & 0xffu];
 }
 
-/* Hitting tables (spec 3.4). The 39 ways to hit by slot of hit[], laid out
+/* Hitting tables. The 39 ways to hit by slot of hit[], laid out
  * for the roll walk: slots 0..14 the combined way of the 15 non-double
  * rolls (dice i < j counted from 0, roll r = j (j - 1) / 2 + i), slot 15
  * unused, slots 16 + 4d .. 19 + 4d die d's direct way, then the ways of 2,
@@ -414,7 +413,7 @@ pips_lost_avx512(const unsigned int *hit, uint32_t keep_lo, uint32_t keep_hi, ui
 #define PIPS_LOST(tab, ...) pips_lost(__VA_ARGS__)
 #endif
 
-/* PIPLOSS, P1, P2 (spec 3.4, the hitting heuristic) for side b against
+/* PIPLOSS, P1, P2 (gnubg's hitting heuristic) for side b against
  * opponent o. Step 1 builds hit[s], bit j set when our chequer on j hits an
  * opponent blot with the way of slot s, with bitmaps; step 2 counts over
  * the 21 rolls with bitmaps in roll order. */

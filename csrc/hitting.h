@@ -1,4 +1,4 @@
-/* The hitting heuristic of the contact inputs (gnubg-engine-spec 3.4): how
+/* The hitting heuristic of gnubg's contact inputs: how
  * many rolls hit an opponent blot once or twice, and the pips such hits
  * take back; contact.c lays them out as the PIPLOSS, P1 and P2 fields. */
 #ifndef BG_HITTING_H

@@ -1,4 +1,4 @@
-/* Net inputs, written from gnubg-engine-spec section 3 (the contact extras: contact.c). */
+/* gnubg's net inputs (the contact extras: contact.c). */
 #include "inputs.h"
 
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 /* ---- base block -------------------------------------------------------- */
 
-/* Point encoding (spec 3.1) of n = 0..15 chequers: n=1 -> (1,0,0,0),
+/* gnubg's point encoding of n = 0..15 chequers: n=1 -> (1,0,0,0),
  * n=2 -> (0,1,0,0), n>=3 -> (0,0,1,(n-3)/2) (as sparse pairs below); the
  * bar is cumulative. */
 static const float BAR_CODE[16][4] __attribute__((aligned(16))) = {

@@ -1,4 +1,4 @@
-/* Net inputs (gnubg-engine-spec section 3): the 200-float base block used by
+/* gnubg's net inputs: the 200-float base block used by
  * the pruning nets, the 214 race inputs and the 250 contact/crashed inputs. */
 #ifndef BG_INPUTS_H
 #define BG_INPUTS_H
@@ -55,7 +55,7 @@ static inline uint32_t bg_occupied(const unsigned int *s)
 #define BG_N_RACE_INPUTS 214
 #define BG_N_CONTACT_INPUTS 250
 
-/* Escape tables (spec 3.4), built once per engine, and ENTER's pips lost
+/* Escape tables, built once per engine, and ENTER's pips lost
  * by bar chequers (0, 1, 2 or more) per set of made opponent home points. */
 typedef struct {
     unsigned char esc[4096];

@@ -1,4 +1,4 @@
-/* Match equity lookups and gammon prices (gnubg-play-spec 5.3, 5.5). */
+/* Match equity lookups and gammon prices, as gnubg's. */
 #include <math.h>
 
 #include "met.h"

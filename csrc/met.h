@@ -1,4 +1,4 @@
-/* Match equity lookups (gnubg-play-spec section 5). The table itself is read
+/* Match equity lookups, as gnubg's. The table itself is read
  * and extended to 64 points in Python (engine/met.py) and handed over as a
  * bg_met (api.h). All values are single precision, as in gnubg. */
 #ifndef BG_MET_H
@@ -15,7 +15,7 @@ float bg_met_mwc(const bg_met *met, int score0, int score1, int match_to, int pl
                  int points, int winner, int crawford);
 
 /* Gammon and backgammon prices (gp0, gp1, bp0, bp1, gnubg's order) for a cube
- * value at a score (section 5.5); all zero for money or a dead cube. */
+ * value at a score; all zero for money or a dead cube. */
 void bg_met_gammon_prices(const bg_met *met, int score0, int score1, int match_to, int cube,
                           int crawford, float out[4]);
 

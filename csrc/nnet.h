@@ -1,6 +1,7 @@
 /* Neural nets: their layout in memory and the forward pass (weights.h loads them).
  *
- * Arithmetic follows the scalar float32 reference (gnubg-engine-spec 2.3):
+ * Arithmetic follows gnubg's scalar float32 code (builds without SIMD, e.g. the
+ * `gnubg` PyPI wheel):
  * hidden accumulators start at their thresholds and add W[i][k]*x[i] in input
  * order (zero inputs skipped), the hidden sigmoid is gnubg's table sigmoid,
  * the output sums run over hidden units in order. The SIMD kernels vectorise

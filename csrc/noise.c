@@ -1,4 +1,4 @@
-/* Evaluation noise, written from gnubg-play-spec section 2.
+/* Evaluation noise of gnubg's weaker levels.
  *
  * Deterministic noise: the 50 board bytes (opponent, side on roll,
  * interleaved per point; output index added to byte 0) are hashed with MD5 and

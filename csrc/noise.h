@@ -1,4 +1,4 @@
-/* Evaluation noise (gnubg-play-spec section 2): deterministic (MD5 of the
+/* Evaluation noise of gnubg's levels: deterministic (MD5 of the
  * board) or random (ISAAC + Marsaglia polar), added to 0-ply leaf outputs.
  * The public entry points and bg_isaac are declared in api.h. */
 #ifndef BG_NOISE_H

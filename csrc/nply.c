@@ -1,5 +1,5 @@
 /* n-ply evaluation of one position and the cube decision built on it
- * (gnubg-play-spec section 4): the search's entry points for a single root. */
+ * (as gnubg's): the search's entry points for a single root. */
 #include <string.h>
 
 #include "api.h"
@@ -91,7 +91,7 @@ int bg_cube_decide(const bg_engine *e, bg_cache *cache, const unsigned int *boar
         /* the pre-check at 0 ply without noise is the root's own 0-ply evaluation */
         memcpy(precheck, out, sizeof out);
     } else if (precheck) {
-        /* the bot's market-window pre-check: cubeless, one ply less (spec 4.6) */
+        /* gnubg's bot's market-window pre-check: cubeless, one ply less */
         search_context pc;
         bg_search_settings s2 = *s;
         s2.plies = s->plies > 0 ? s->plies - 1 : 0;

@@ -1,5 +1,5 @@
-/* Pruning-net evaluation. The nets read only the base encoding (engine spec
- * 3.1: per side and point, n=1 -> input 4i, n=2 -> 4i+1, n>=3 -> 4i+2 and
+/* Pruning-net evaluation. The nets read only the base encoding (gnubg's
+ * point encoding: per side and point, n=1 -> input 4i, n=2 -> 4i+1, n>=3 -> 4i+2 and
  * (n-3)/2 at 4i+3; the bar cumulative at 96..99), so the hidden sums are
  * taken straight from the board, point by point in input order, without
  * building an input list: the same additions in the same order as the
@@ -226,7 +226,7 @@ void bg_eval_prune_many(const struct bg_engine *e, const bg_board *b, const bg_b
 
 /* ---- test hook ------------------------------------------------------------------------------ */
 
-/* The base encoding (spec 3.1) written densely and directly, the reference
+/* The base encoding written densely and directly, the reference
  * for the sparse builder behind bg_eval_prune_many. */
 static void dense_base_reference(const bg_board b, float *in)
 {

@@ -1,4 +1,4 @@
-/* The pruning nets (gnubg-play-spec 3.3): the cheap evaluation that picks
+/* gnubg's pruning nets: the cheap evaluation that picks
  * which plays a >= 1-ply search scores with the full nets. */
 #ifndef BG_PRUNE_H
 #define BG_PRUNE_H

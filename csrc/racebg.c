@@ -1,4 +1,4 @@
-/* The race-backgammon override (racebg.h, spec 6.4). */
+/* The race-backgammon override (racebg.h). */
 #include "racebg.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The race-backgammon probability (gnubg-engine-spec 6.4): in a race where one
+/* gnubg's race-backgammon probability: in a race where one
  * side still has chequers in the other's home board, the chance of a
  * backgammon, from gnubg's tables and the bearoff databases. */
 #ifndef BG_RACEBG_H
@@ -6,7 +6,7 @@
 
 #include "bearoff.h"
 
-/* Race backgammon override (spec 6.4), applied to the race net's outputs. */
+/* Race backgammon override, applied to the race net's outputs. */
 void bg_race_bg_override(const bg_bearoff_os *os, const bg_bearoff_ts *ts, const bg_board b,
                          float out[5]);
 

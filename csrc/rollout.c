@@ -1,4 +1,4 @@
-/* Rollouts, written from gnubg-rollout-spec sections 3-6.
+/* Rollouts as gnubg does them (gnubg's manual, "Rollouts").
  *
  * A trial plays one game (or its first `truncate` half-moves) from an
  * alternative's board with the dice of its index (dice.c), each side with its
@@ -6,7 +6,7 @@
  * (the side on roll at ply 0). With variance reduction every ply also looks
  * at all 21 rolls: the mean of their evaluations minus the evaluation of the
  * roll that came is the luck of that ply, and the trial's value is its end
- * value plus the luck so far (spec 4).
+ * value plus the luck so far.
  *
  * Threads take trial indices from a shared counter and write each trial's
  * outputs to its own slot; nothing in a trial depends on another trial or on
@@ -34,12 +34,13 @@ typedef struct {
     struct bg_cache *cache;
     bg_rollout_settings s;      /* the caller's, every context on one thread */
     const bg_dice_tables *quasi; /* NULL: quasi-random dice off */
-    bg_search_settings zero[2]; /* variance reduction: the move choice (spec 4 step 1) */
+    bg_search_settings zero[2]; /* variance reduction: the move choice (0 ply) */
     bg_search_settings vr[2];   /* variance reduction: the evaluation after it */
     bg_search_settings exact;   /* bearoff truncation (0 ply) */
 } roller;
 
-/* The same outcome seen by the other side (the spec's "invert"). */
+/* The same outcome seen by the other side (W' = 1-W, gammons and backgammons
+ * swapped, equities negated; a match CF becomes 1-CF). */
 static void invert7(float v[NOUT], int match)
 {
     search_invert(v);
@@ -119,7 +120,7 @@ static int is_pass(int code) { return code == BG_CUBE_DOUBLE_PASS || code == BG_
 /* The index of roll a-c (a >= c) in gnubg's order: 1-1, 2-1, 2-2, 3-1, ... */
 static int roll_index(int a, int c) { return a * (a - 1) / 2 + c - 1; }
 
-/* Variance reduction's values at one ply (spec 4): for each roll, its 0-ply
+/* Variance reduction's values at one ply: for each roll, its 0-ply
  * play (swapped) and the evaluation after it from the root's side. */
 static int ply_values(const roller *R, const bg_board b, const bg_cubeinfo *ci, int ply,
                       float v[21][NOUT], bg_board chosen[21])
@@ -242,7 +243,7 @@ static int memo_play(const roller *R, ply_memo *m, const bg_board b, const int d
     return 0;
 }
 
-/* One trial of an alternative (spec 3): its 7 outputs as stored. */
+/* One trial of an alternative: its 7 outputs as stored. */
 static int run_trial(const roller *R, const bg_rollout_alt *alt, ply_memo *memo,
                      unsigned long trial, float res[NOUT])
 {
@@ -337,7 +338,7 @@ static int run_trial(const roller *R, const bg_rollout_alt *alt, ply_memo *memo,
     }
     if (ply & 1)
         invert7(res, match);
-    /* spec 3.4: money values per the starting cube, luck, then per the basis cube */
+    /* as gnubg: money values per the starting cube, luck, then per the basis cube */
     if (!match)
         res[CF] *= (float)(ci.cube / c0);
     if (s->variance_reduction)
@@ -488,7 +489,7 @@ int bg_rollout_trials(const bg_engine *e, bg_cache *cache, const bg_rollout_sett
     return rc;
 }
 
-/* ---- statistics (spec 6.1) ------------------------------------------------------------------ */
+/* ---- statistics (gnubg's running mean and variance, in float) -------------------------------- */
 
 void bg_rollout_stats_add(bg_rollout_stats *st, const float *values, int n, int stride)
 {

@@ -1,4 +1,4 @@
-/* Rollouts (gnubg-rollout-spec sections 3-6): one trial per (alternative,
+/* gnubg's rollouts (gnubg's manual, "Rollouts"): one trial per (alternative,
  * trial index), variance reduction, truncation, cube play, and gnubg's running
  * statistics. The public entry points and bg_rollout_settings are declared in
  * api.h (section "rollout"). */

@@ -1,4 +1,4 @@
-/* The n-ply search, written from gnubg-play-spec sections 1-4.
+/* gnubg's n-ply search.
  *
  * A node is a board with the side on roll in b[1], a ply budget, the real
  * cube state of the side on roll (ci_move: used for every move choice in the
@@ -185,7 +185,7 @@ void search_score_leaf(search_worker *w, const bg_board nb, int cls, const float
     *s1 = search_score_from_cubeful(cf, ci_move);
 }
 
-/* Pruning (spec 3.3): fills order[0..keep-1] with the moves whose results
+/* Pruning: fills order[0..keep-1] with the moves whose results
  * (from b) the pruning net rates worst for the opponent and returns their
  * common class; -1 if pruning does not apply. */
 static int prune_select(search_worker *w, const bg_board b, int n, const bg_cubeinfo *ci_opp,
@@ -244,7 +244,7 @@ static void reply_cube_init(const search_worker *w, const bg_cubeinfo *ci_move, 
         bg_cubepos_split(&rc->ci_opp, 1, 0, 0, rc->kids);
 }
 
-/* The side on roll's play for a roll at 0 ply (spec 3.2, 3.3). Writes the
+/* The side on roll's play for a roll at 0 ply (pruned when pruning applies). Writes the
  * resulting board, swapped (the opponent on roll), to out; returns 1 with
  * its 0-ply outputs in known/known_cls when it computed them. rc: of ci_move. */
 static int choose_move(search_worker *w, const bg_board b, int d0, int d1,

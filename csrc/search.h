@@ -1,4 +1,4 @@
-/* The n-ply search (gnubg-play-spec sections 1-4): move choice through the
+/* gnubg's n-ply search: move choice through the
  * move filters, k-ply evaluation over the 21 rolls, pruning nets inside the
  * tree, cubeful propagation over cube positions, cubeless n-ply, noise at the
  * leaves, threads at the top. The public entry points and

@@ -4,8 +4,8 @@ All arithmetic is in C (csrc/cube.c, csrc/met.c); this module builds the C cube
 info from a :class:`~engine.match.MatchState` and names the result.
 
 Equities are *normalised*: per unit of the current cube, from the side on roll
-(money), or match winning chances converted to money-equivalent equity (EMG,
-gnubg-play-spec 5.4), so "double, pass" is always +1.
+(money), or match winning chances converted to money-equivalent equity (EMG:
+``(2 MWC - (M_w + M_l)) / (M_w - M_l)`` for winning / losing the cube's points), so "double, pass" is always +1.
 
 >>> d = cube_decision_from_probabilities((0.80, 0.10, 0.0, 0.02, 0.0), 10, None, 0)
 >>> d.action, d.should_double, d.should_take
@@ -147,7 +147,7 @@ def _probs5(probs: object) -> list[float]:
 
 def efficiency(board: Sequence[Sequence[int]] | None, position_class: int,
                low_ply: bool = False) -> float:
-    """gnubg's cube efficiency of a leaf position (section 4.2)."""
+    """gnubg's cube efficiency (Janowski's x) of a leaf position, by its class."""
     if position_class == CLASS_RACE and board is None:
         raise ValueError("race positions need the board (pip count) for the cube efficiency")
     return native.cube_efficiency([c for row in board for c in row] if board else [0] * 50, position_class,
@@ -237,7 +237,7 @@ def decision_of(code: int, optimal: float, equities: CubeEquities, ci: CubeInfo,
     )
 
 
-# ---- answering a double or a beaver (gnubg's bot, spec 4.6) -----------------------------
+# ---- answering a double or a beaver (as gnubg's bot does) ---------------------------------
 
 _TAKES = frozenset({DOUBLE_TAKE, REDOUBLE_TAKE, NODOUBLE_TAKE, NO_REDOUBLE_TAKE, TOOGOOD_TAKE,
                     TOOGOODRE_TAKE, NODOUBLE_DEADCUBE, NO_REDOUBLE_DEADCUBE, NOT_AVAILABLE,

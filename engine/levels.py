@@ -1,4 +1,5 @@
-"""gnubg's playing levels, move filters and evaluation settings (gnubg-play-spec section 1).
+"""gnubg's playing levels, move filters and evaluation settings (the presets of gnubg's
+"Settings > Evaluation" and ``set evaluation`` commands, gnubg's manual).
 
 Plies use **gnubg's numbering**: 0-ply is the raw neural net (a static
 evaluation), 1-ply averages the 21 replies evaluated at 0-ply, 2-ply looks one
@@ -65,7 +66,7 @@ def _check_filter(table: Iterable[Iterable[Iterable[float]]]) -> FilterTable:
 # ---- evaluation settings -----------------------------------------------------------------
 
 EFFICIENCY_SETS = ("gnubg-1.07", "gnubg-1.1")
-"""Cube-efficiency parameter sets: gnubg 1.07 (one set, gnubg-play-spec 4.2:
+"""Cube-efficiency parameter sets: gnubg 1.07 (one set:
 contact/crashed 0.68, race 0.55 + 0.00125 pips in [0.6, 0.7]) and gnubg 1.1
 (the `gnubg` PyPI package), which keeps those for 2+ ply contexts and uses
 contact/crashed 0.76, race 0.6 + 0.0025 pips in [0.6, 0.8] for 0-1 ply ones
@@ -143,7 +144,7 @@ class EvalSettings:
 
     @property
     def uses_pruning(self) -> bool:
-        """Pruning is effective only with plies > 0 and no noise (spec 3.3)."""
+        """Pruning is effective only with plies > 0 and no noise (gnubg prunes only then)."""
         return self.prune and self.plies > 0 and self.noise == 0.0
 
     def with_(self, **changes: object) -> EvalSettings:

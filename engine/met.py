@@ -8,7 +8,7 @@ A table holds, like gnubg, single-precision values:
 * ``post[p][i]``: after the Crawford game, the MWC of player ``p`` trailing and
   needing ``i + 1`` points while the other player is 1-away.
 
-Extension (gnubg-play-spec section 5.3): the post-Crawford row keeps the file's
+Extension (as gnubg extends a table to 64 points): the post-Crawford row keeps the file's
 entries ``0 .. N-2`` (the last one is dropped, as gnubg does) and continues with
 ``pc[i] = 0.125 pc[i-4] + 0.375 pc[i-2]``; the pre-Crawford table beyond the file's
 ``N`` points uses gnubg's normal-distribution formula, then symmetry.

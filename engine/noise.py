@@ -1,4 +1,5 @@
-"""Evaluation noise of gnubg's weaker levels (gnubg-play-spec section 2), a thin face on csrc/noise.c.
+"""Evaluation noise of gnubg's weaker levels (deterministic, from an MD5 of the board), a thin
+face on csrc/noise.c.
 
 The search applies noise in C at its leaves; these helpers serve tests and tools.
 

@@ -1,4 +1,4 @@
-"""Resignations (gnubg-play-spec section 6): when the bot offers one, and whether it accepts.
+"""Resignations as gnubg's bot handles them: when the bot offers one, and whether it accepts.
 
 Both decisions use 0-ply, cubeless, noiseless probabilities and gnubg's cubeless
 utility (money: Jacoby-adjusted gammon price; match: gammon prices from the

@@ -1,4 +1,4 @@
-"""Rollouts as gnubg does them (csrc/rollout.c; ../shared/specs/gnubg-rollout-spec.md).
+"""Rollouts as gnubg does them (csrc/rollout.c; gnubg's manual, chapter "Rollouts").
 
 A rollout plays ``trials`` games from a position (or from each candidate play
 of a roll, or from both branches of a cube decision) with gnubg's dice, and
@@ -54,7 +54,8 @@ CHUNK_SECONDS = 1.0  # a local rollout's C calls (progress updates) after the fi
 
 @dataclass(frozen=True)
 class RolloutSettings:
-    """gnubg's rollout context (spec 1.1) with our defaults: Expert for both sides.
+    """gnubg's rollout context (``set rollout ...``: trials, seed, dice, variance reduction,
+    cubeful, truncation, stop rules) with our defaults: Expert for both sides.
 
     ``level``/``cube_level``: chequer play and cube decisions (a name, Level or
     EvalSettings; a pair gives player 0's and player 1's); ``cube_level=None``
@@ -152,7 +153,7 @@ def _c_settings(s: RolloutSettings, cubeful: bool) -> native.RolloutSettings:
 
     def ctx(e: EvalSettings) -> SearchSettings:
         # a cubeless rollout uses cubeless contexts throughout (gnubg's
-        # reproducible setting, spec 1.1)
+        # reproducible setting: ``set rollout chequerplay cubeful off``)
         return c_settings(e if cubeful else e.with_(cubeful=False), 1)
 
     def both(pair: tuple[EvalSettings, EvalSettings]) -> list[SearchSettings]:
@@ -416,7 +417,7 @@ def run(engine: EngineCore, job: RolloutJob, *, threads: int | None = None, prog
     # trial per second (2% of two threads' time at 36 trials per call, 0.3% at 200)
     step = least = chunk or max(36, 8 * (threads or default_threads()))
     start = time.perf_counter()
-    linked = job.candidates == "cube"  # both branches stop together (spec 6.2)
+    linked = job.candidates == "cube"  # gnubg stops a cube rollout only when both branches qualify
     active = [i for i, v in enumerate(values) if len(v) < total]
     result = job.summarise(values)
     while active:
@@ -444,7 +445,7 @@ def run(engine: EngineCore, job: RolloutJob, *, threads: int | None = None, prog
 def apply_stop(job: RolloutJob, values: list[np.ndarray], active: list[int], first: int, n: int,
                 linked: bool) -> tuple[list[np.ndarray], list[int]]:
     """Cuts candidates at the first trial after which their standard errors (in
-    equity) are within the limit; gnubg checks after every trial (spec 6.2),
+    equity) are within the limit; gnubg checks after every full trial,
     a cube rollout's branches only together."""
     limit = job.settings.stop_se
     assert limit is not None

@@ -1,7 +1,7 @@
 """Decisions at gnubg's levels: the n-ply search (csrc/search.c) and its Python face.
 
-One C call per decision, the GIL released while it runs (gnubg-play-spec
-sections 1-4 and 6):
+One C call per decision, the GIL released while it runs (gnubg's levels,
+n-ply search, cube decisions and resignations):
 
 * :func:`best_move` ranks every legal play as gnubg's bot does at a level
   (move filters, k-ply evaluation over the 21 rolls, pruning nets inside the
@@ -381,7 +381,7 @@ def resign_offer(engine: EngineCore, position: PositionLike, match: MatchState |
                  level: LevelLike = "expert", declined: int = 0) -> int:
     """The resignation gnubg's bot offers on its turn (0 none, 1 single, 2 gammon,
     3 backgammon): only in races, and only when the 0-ply cubeless evaluation is
-    certain (gnubg-play-spec 6.1). The level does not matter (gnubg uses 0 ply)."""
+    certain. The level does not matter (gnubg uses 0 ply)."""
     resolve_level(level)
     match, mover = _mover(match)
     probs, classes = native.evaluate_many(engine.native, board_bytes(position), 1)
@@ -394,8 +394,8 @@ def accept_resignation(engine: EngineCore, position: PositionLike, match: MatchS
 
     ``position`` and ``match`` are seen by the bot (``position.board[1]``,
     ``match.on_roll``), the side offered the resignation; the resigner is the
-    other player, taken to be about to roll (gnubg-play-spec 6.2: 0-ply,
-    cubeless, accept when the resignation gives the bot at least its equity).
+    other player, taken to be about to roll (as gnubg: 0-ply, cubeless,
+    accept when the resignation gives the bot at least its equity).
     """
     resolve_level(level)
     match, mover = _mover(match)

@@ -9,7 +9,7 @@ made by ``fibsbot calibrate``) gives calibrated settings their FIBS rating and
 error rate with 95% intervals; between two 0-ply rows it interpolates
 linearly in the noise, in both directions (setting -> rating, rating -> setting).
 
-The two formulas that tie a rating to play (gnubg-play-spec 7.4):
+The two formulas that tie a rating to play (both used by gnubg's analysis):
 
 * the FIBS formula: a player rated ``D`` points higher wins an ``N``-point
   match with probability ``1 / (1 + 10^(-D sqrt(N) / 2000))``;

@@ -1,10 +1,11 @@
-"""A minimal scripted FIBS client for the server tests, written from clip-spec.md alone.
+"""A minimal scripted FIBS client for the server tests, written from FIBS's CLIP documentation
+(E. McLean, "FIBS Client Protocol Detailed Specification") and FIBS's texts alone.
 
 :class:`Client` logs in over a plain asyncio stream and reads lines (and the
 unterminated ``login: `` prompt). :class:`MatchPlayer` plays a match with
 moves drawn uniformly from the engine's legal plays, doubles, takes and
-resigns at random (seeded), and checks every line against the spec as it
-goes: each line must be one the spec allows at that moment, board lines
+resigns at random (seeded), and checks every line against the protocol as it
+goes: each line must be one FIBS sends at that moment, board lines
 must agree with the roll or move announced just before, point counts with
 the cube, scores with the points won. Anything else fails the test.
 """
@@ -29,7 +30,7 @@ TIMEOUT_S = 60.0
 
 
 class ProtocolError(AssertionError):
-    """The server sent something the spec does not allow here."""
+    """The server sent something FIBS would not send here."""
 
 
 class Dropped(Exception):
@@ -173,7 +174,7 @@ class MatchPlayer:
         self.score = [0, 0]  # mine, theirs
         self.cube = 1
         self.owner: int | None = None  # 0 me, 1 them, None centred
-        self.crawford = False  # this game is the Crawford game (clip-spec 5.7)
+        self.crawford = False  # this game is the Crawford game (announced, not in the board line)
         self.crawford_seen = False
         self.adopt_cube = False  # resumed: take the cube from the next board
         self.games = 0
@@ -185,7 +186,7 @@ class MatchPlayer:
         return ProtocolError(f"{self.c.name}: {why}: {line!r}")
 
     async def resume(self) -> None:
-        """Read the resume summary (clip-spec 4.4) after the join; ``run`` then goes on with the match."""
+        """Read the resume summary (length, score, points) after the join; ``run`` then goes on with the match."""
         o, me = re.escape(self.opp), re.escape(self.c.name)
         await self.c.expect(rf"turn: (?:{o}|{me})\.")
         await self.c.expect(rf"match length: {self.length}" if self.length else "unlimited matchlength")
@@ -372,7 +373,7 @@ async def start_match(port: int, inviter: str, invitee: str, length: int) -> tup
     await b.expect(rf"Type 'join {inviter}' to accept\.")
     await b.send(f"join {inviter}")
     await b.expect(rf"\*\* You are now playing {kind} with {inviter}")
-    stars = r"\*\* " if length else ""  # the spec has no stars for unlimited matches
+    stars = r"\*\* " if length else ""  # FIBS has no stars for unlimited matches
     await a.expect(rf"{stars}Player {invitee} has joined you for {kind}\.")
     return a, b
 

@@ -1,4 +1,4 @@
-"""Error classes, rates, rating labels and FIBS rating estimates (gnubg-play-spec section 7)."""
+"""Error classes, rates, rating labels and FIBS rating estimates of gnubg's analysis."""
 
 import math
 

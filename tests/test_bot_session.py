@@ -16,7 +16,7 @@ from bot.session import LoginFailed, Reader, Session, Writer
 from botkit import FakeDecider, config
 
 BANNER = "                       First Internet Backgammon Server\r\n\r\nlogin: "
-# the spec's own-info example: ready and silent are off, the rest as the bot wants
+# the own-info example of FIBS's CLIP documentation: ready and silent are off, the rest as the bot wants
 OWN = "2 GnuBot 1 1 0 0 0 0 1 1 2396 0 1 0 1 3457.85 0 0 0 0 0 Australia/Melbourne\r\n"
 
 

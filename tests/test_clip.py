@@ -1,4 +1,4 @@
-"""bot.clip against real server lines, spec dialogues, byte-stream quirks and fuzzing."""
+"""bot.clip against real server lines, CLIP documentation dialogues, byte-stream quirks and fuzzing."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ FILES = ("07-gibbon-clip-reader-test-lines.txt", "08-gibbon-board-lines-with-dec
 
 # Every non-comment, non-blank line of the sample files, in file order, with the
 # event type(s) it must give ("A+B" = a glued line). "Unknown" rows are free
-# text, not messages: MOTD bodies, the spec's "..." elisions, telnet-mode
-# guest prose, the ASCII board and the spec author's explanations.
+# text, not messages: MOTD bodies, the CLIP document's "..." elisions, telnet-mode
+# guest prose, the ASCII board and its author's explanations.
 TABLE = """
 ### 07-gibbon-clip-reader-test-lines.txt
 Welcome            | 1 GibbonTestA 1306865048 gibbon.example.com
@@ -592,25 +592,25 @@ def test_spec_worked_example_2_bar_checker() -> None:
     assert b.player_on_turn and b.dice is None
 
 
-# -- scripted dialogues from the spec ----------------------------------------------
+# -- scripted dialogues from the CLIP document -------------------------------------
 
 OPENING = "board:You:bob:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"
 
 DIALOGUES = [
-    (  # login (4.2 / section 2)
+    (  # login, who burst
         "** Warning: You are already logged in.\r\n1 myself 1041253132 192.168.1.308\r\n"
         "2 myself 1 1 0 0 0 0 1 1 2396 0 1 0 1 3457.85 0 0 0 0 0 Australia/Melbourne\r\n3\r\n| motd |\r\n4\r\n"
         "9 someplayer 1041253132 I'll log in at 10pm.\r\n"
         "5 myself - - 0 0 3457.85 2396 12 1041253132 192.168.1.308 MyClient_v0.1 -\r\n6\r\n",
         [clip.AlreadyLoggedIn, clip.Welcome, clip.OwnInfo, clip.MotdStart, clip.Unknown, clip.MotdEnd,
          clip.StoredMessage, clip.WhoInfo, clip.WhoEnd]),
-    (  # invitation and join (4.3, 4.4)
+    (  # invitation and join
         "bob wants to play a 3 point match with you.\x07\r\nType 'join bob' to accept.\r\n"
         "** You are now playing a 3 point match with bob\r\nStarting a new game with bob.\r\n"
         "You rolled 1, bob rolled 1\r\nYou rolled 6, bob rolled 2\r\nIt's your turn to move.\r\n" + OPENING + "\r\n",
         [clip.Invitation, clip.JoinHint, clip.NewMatch, clip.GameStart, clip.OpeningRoll, clip.OpeningRoll,
          clip.FirstMove, clip.Board]),
-    (  # our turn, doubling, opponent's turn (4.5-4.7)
+    (  # our turn, doubling, opponent's turn
         "It's your turn. Please roll or double\r\nYou double. Please wait for bob to accept or reject.\r\n"
         "bob accepts the double. The cube shows 2.\r\nYou roll 3 and 1.\r\n" + OPENING + "\r\n"
         "Please move 2 pieces.\r\n" + OPENING + "\r\nbob rolls 6 and 5.\r\nbob moves 1-7 7-12 .\r\n"
@@ -618,7 +618,7 @@ DIALOGUES = [
         "bob rolls 2 and 2.\r\nbob can't move.\r\n",
         [clip.YourTurn, clip.Doubles, clip.DoubleAccepted, clip.Roll, clip.Board, clip.PleaseMove, clip.Board,
          clip.Roll, clip.Moves, clip.Doubles, clip.DoubleAccepted, clip.Roll, clip.CantMove]),
-    (  # resignation, game and match end (4.8, 4.9)
+    (  # resignation, game and match end
         "bob wants to resign. You will win 2 points. Type 'accept' or 'reject'.\r\nYou accept and win 2 points.\r\n"
         "score in 3 point match: You-2 bob-0\r\n"
         "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n"
@@ -626,14 +626,14 @@ DIALOGUES = [
         "You win the game and get 1 point. Congratulations!\r\nYou win the 3 point match 3-0 .\r\n",
         [clip.ResignOffer, clip.ResignAccepted, clip.MatchScore, clip.JoinNextGame, clip.WaitingForJoin,
          clip.GameStart, clip.GameWon, clip.MatchWon]),
-    (  # interruption and resume (4.10, 4.4)
+    (  # interruption and resume
         "bob drops connection. The game was saved.\r\n7 bob bob logs in.\r\n"
         "bob wants to resume a saved match with you.\r\nType 'join bob' to accept.\r\n"
         "You are now playing with bob. Your running match was loaded.\r\nturn: bob.\r\nmatch length: 3\r\n"
         "points for You: 2\r\npoints for bob: 0\r\n",
         [clip.GameSaved, clip.UserLogin, clip.Invitation, clip.JoinHint, clip.MatchResumed, clip.ResumeTurn,
          clip.ResumeLength, clip.ResumePoints, clip.ResumePoints]),
-    (  # glued lines (section 1) and the moves toggle (4.9)
+    (  # glued lines and the moves toggle
         OPENING + "5 anotherplayer - - 0 0 1439.79 1262 410 1041251697 somehost.com - -\r\n"
         "someplayer accepts the double. The cube shows 2.13 anotherplayer Anybody for a 5 point match?\r\n"
         "You win the game and get 1 point. Congratulations!Score is 1-0 in a 3 point match.\r\n",

@@ -103,7 +103,7 @@ def test_cube_decisions_equal_gnubg_0ply():
 
 
 def test_spec_example_money_race_owned_cube():
-    # spec 9.4: race, 69 pips for the side on roll, W 0.755, no gammons, cube owned
+    # as printed by gnubg 1.07.001 (`eval`): race, 69 pips for the side on roll, W 0.755, no gammons, cube owned
     # by the side on roll, gnubg 1.07 efficiency x = 0.63625
     me = [0] * 25
     me[5], me[4], me[3], me[2] = 9, 2, 1, 1  # 54 + 10 + 4 + 3 = 71 pips ... adjust below

@@ -14,15 +14,15 @@ from engine.errors import BoardParseError, IllegalMoveError
 from engine.match import CENTRED, MatchState
 from engine.position import Move, Position
 
-# Spec 5.4: you are O, opening roll 6-2.
+# FIBS's CLIP documentation's example: you are O, opening roll 6-2.
 SPEC_O = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1"
           ":-1:0:25:0:0:0:0:2:0:0:0")
-# Spec 5.6: you are X, opening roll 4-2.
+# A JIBS board line (same layout as FIBS): you are X, opening roll 4-2.
 SPEC_X = ("board:You:alpha:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:4:2:0:0:1:1:1:0:-1"
           ":1:25:0:0:0:0:0:2:0:0:0")
 
 
-# -- the spec's worked examples -------------------------------------------------------
+# -- the worked examples --------------------------------------------------------------
 
 def test_spec_example_o_opening() -> None:
     b = fibsboard.parse(SPEC_O)
@@ -180,7 +180,7 @@ def test_pending_double_and_game_over() -> None:
 def fibs_referee(board: FibsBoard, text: str) -> tuple[tuple[int, ...], int, int, int, int]:
     """Play FIBS sub-moves one by one in absolute numbering, as the server checks them.
 
-    Written from the spec without the code under test. Returns points 1..24,
+    Written from FIBS's rules without the code under test. Returns points 1..24,
     then bar and off counts of the player and of the opponent.
     """
     points = list(board.points)

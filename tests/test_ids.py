@@ -1,4 +1,5 @@
-"""Position and match IDs: spec vectors, round trips, gnubg as the oracle."""
+"""Position and match IDs: known vectors (the opening's 4HPwATDgc/ABMA as in gnubg's manual),
+round trips, gnubg as the oracle."""
 
 import random
 

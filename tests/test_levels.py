@@ -1,4 +1,4 @@
-"""Levels, move filters and evaluation settings (gnubg-play-spec section 1)."""
+"""Levels, move filters and evaluation settings (gnubg's presets)."""
 
 import pytest
 
@@ -38,7 +38,7 @@ def test_bad_level_lists_names():
 
 
 def test_move_filters_match_gnubg_107_binary():
-    # read from the data section of gnubg 1.07.001 (spec 9.2); note Huge's 3-ply row: (0, 6, 0.11)
+    # read from the data section of the gnubg 1.07.001 binary; note Huge's 3-ply row: (0, 6, 0.11)
     assert MOVE_FILTERS["huge"][3] == ((0, 20, 0.44), (-1, 0, 0.0), (0, 6, 0.11), (-1, 0, 0.0))
     assert MOVE_FILTERS["tiny"][0] == ((0, 5, 0.08),)
     assert MOVE_FILTERS["narrow"][2] == ((0, 8, 0.12), (-1, 0, 0.0), (0, 2, 0.03))

@@ -70,7 +70,7 @@ def test_lookups_follow_getme():
     # post-Crawford 1-away/2-away: the trailer's MWC is 0.48803 (free drop)
     assert met.mwc((4, 3), 5, 1) == pytest.approx(0.48803)
     assert met.mwc((4, 3), 5, 0) == pytest.approx(1 - 0.48803)
-    # gammon prices at 5-point 0-0 (spec 5.5): gammon value 0.45674, bg value 1.07521
+    # gammon prices at 5-point 0-0 (gnubg's `show gammonvalues`): gammon value 0.45674, bg value 1.07521
     from engine.cube import cube_info
     from engine.match import MatchState
 

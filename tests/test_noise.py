@@ -53,7 +53,8 @@ def test_noisy_outputs_equal_gnubg():
 
 
 def test_x86_bias_reproduces_spec_example():
-    # spec 9.3: opening 63 played 24/15, opponent on roll; signed-char MD5 sums
+    # checked against gnubg 1.07.001's printed noisy outputs: opening 63 played 24/15,
+    # opponent on roll; signed-char MD5 sums
     after = Position.initial().play(Move.parse("24/15")).swap()
     z = noise_deviates(after.board)
     assert z == pytest.approx([-7.723, -5.348, -6.340, -4.787, -7.023], abs=6e-4)

@@ -1,8 +1,8 @@
 """The real gnubg reads what we write: no warning, and its .mat export equals ours.
 
 Uses the Debian gnubg program (CI installs it: ``apt-get install gnubg``). One
-gnubg run loads every file; commands are fed on stdin with ``-t -q -r`` as in
-shared/specs/sgf-validation.md.
+gnubg run loads every file; commands are fed on stdin with ``-t -q -r`` (text mode, no
+sound, no ``.gnubgrc``).
 """
 
 from collections.abc import Callable

@@ -45,7 +45,7 @@ _ANALYSIS = re.compile(r"(?<=[\];])(?:A|MR|DA|CR|LU|GB|GW|BM|DO|BC|DC|GS)(?:\[(?
 
 
 def sgf_summary(text: str) -> list[tuple[dict[str, list[str]], list[str]]]:
-    """gnubg's view of each game, like shared/tools/sgfsum.py: root info and the
+    """gnubg's view of each game: root info and the
     B/W node values with the steps of a move sorted. Independent of engine.records."""
     games: list[tuple[dict[str, list[str]], list[str]]] = []
     depth, nodes, ident = 0, 0, ""

@@ -20,7 +20,7 @@ def test_json_of_a_position(capsys):
     assert out["trials"] == 36 and out["seconds"] >= 0
     assert set(c) >= {"move", "probabilities", "equity", "cubeful_equity", "stderr"}
     assert set(c["stderr"]) == {"probabilities", "equity", "cubeful_equity"}
-    # the spec's example (b): gnubg prints W 0.330018, CL -0.339962
+    # example (b) of test_rollout_parity: gnubg prints W 0.330018, CL -0.339962
     assert round(c["probabilities"][0], 6) == 0.330018 and round(c["equity"], 6) == -0.339962
     assert c["cubeful_equity"] is None
 

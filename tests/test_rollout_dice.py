@@ -1,5 +1,5 @@
-"""gnubg's rollout dice (gnubg-rollout-spec section 2): the spec's verified
-tables, and every roll of gnubg's own rollout logs (tests/data)."""
+"""gnubg's rollout dice: the quasi-random tables and generators checked against
+gnubg, and every roll of gnubg's own rollout logs (tests/data)."""
 
 import json
 import pathlib

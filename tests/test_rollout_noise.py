@@ -1,8 +1,8 @@
-"""Noise inside rollouts (issue 24), found by experiment with the `gnubg` package.
+"""Noise inside rollouts, found by experiment with the `gnubg` package.
 
 A noisy level's play in a trial is its plain 0-ply decision: each candidate's
 resulting position (opponent on roll) is evaluated once, with the deterministic
-noise of that board (gnubg-play-spec 2.1), by the chequer context's evaluator;
+noise of that board (MD5 of the board), by the chequer context's evaluator;
 the variance-reduction plays stay noiseless. What the rollouts showed (one trial
 of an Advanced rollout took another play, 9e-5 apart) is a fact of gnubg's 0-ply
 evaluators, the same in plain decisions: its *cubeful* evaluator adds the noise

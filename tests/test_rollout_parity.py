@@ -1,5 +1,5 @@
-"""Rollouts against gnubg: the spec's worked examples (gnubg-rollout-spec
-section 8, printed by the `gnubg` package with 6 digits) and a seeded sample
+"""Rollouts against gnubg: worked examples (rollouts run and printed by the `gnubg`
+package 1.1.0a16 with 6 digits, one thread) and a seeded sample
 of the parity benchmark's held-out cases run against the package itself."""
 
 import pytest
@@ -50,8 +50,8 @@ def test_example_c_cubeful_money_contact(engine):
 
 
 def test_example_d_plays_second_candidate(engine):
-    # the spec's first play was rolled out after a 1-ply hint had filled
-    # gnubg's cache (its WBG mean 0 with SE 0.035 is the clamping of 6.1); with
+    # gnubg's printed first play was rolled out after a 1-ply hint had filled
+    # gnubg's cache (its WBG mean 0 with SE 0.035 is gnubg's clamping of the running mean); with
     # an emptied cache gnubg gives ours (the parity sample below); the second
     # play is unaffected
     match = MatchState.from_match_id("cIkFAAAAAAAA")

@@ -1,4 +1,4 @@
-"""Truncated rollouts after 2-ply plays against the `gnubg` package (issue 24).
+"""Truncated rollouts after 2-ply plays against the `gnubg` package.
 
 At the truncation point gnubg evaluates the position 0-ply cubeful with its
 truncation context; the `gnubg` package (gnubg 1.1) gives 0-1 ply contexts their

@@ -1,8 +1,9 @@
-"""The server's lines against the CLIP spec's example outputs (bot/corpus/fibs-lines/09-...).
+"""The server's lines against the example outputs of FIBS's CLIP documentation
+(bot/corpus/fibs-lines/09-...).
 
-Each scenario of the spec file is reproduced on the server and compared line
+Each scenario of that file is reproduced on the server and compared line
 by line, names and numbers aside: a line shape is the line with every known
-name replaced by ``NAME`` and every number by ``N``. Where the spec elides
+name replaced by ``NAME`` and every number by ``N``. Where the document elides
 (``...``) any number of lines may stand.
 """
 
@@ -60,7 +61,7 @@ def shape(line: str, names: list[str]) -> str:
 
 
 def assert_conforms(spec: list[str], ours: list[str], names: list[str]) -> None:
-    """``ours`` has the spec's lines in order (shapes); ``...`` in the spec matches any lines."""
+    """``ours`` has the document's lines in order (shapes); its ``...`` matches any lines."""
     pattern = "".join(".*?" if s.strip() == "..." else re.escape(shape(s, SPEC_NAMES + names) + "\n") for s in spec)
     text = "".join(shape(line, SPEC_NAMES + names) + "\n" for line in ours)
     assert re.fullmatch(pattern, text, re.DOTALL), f"\nspec:\n{chr(10).join(spec)}\nours:\n{chr(10).join(ours)}"
@@ -285,7 +286,7 @@ async def test_board_styles_on_the_server(tmp_path: Path) -> None:
 
 
 async def _resign_to_match_end(tmp_path: Path, toggle: str) -> tuple[list[str], list[str]]:
-    """alice (rated as the spec's "myself") wins 3-0: bob (as "someplayer") resigns a backgammon."""
+    """alice (rated as the document's "myself") wins 3-0: bob (as "someplayer") resigns a backgammon."""
     async with make_server(tmp_path / "f.db") as server:
         _rate(server, "alice", 1655.634835, 2761)
         _rate(server, "bob", 1500.0, 187)
@@ -325,7 +326,7 @@ async def test_game_end_with_moves_toggle(tmp_path: Path) -> None:
     ours = lines[next(i for i, line in enumerate(lines) if "Score is" in line):]
     ours = [line for line in ours if not WHO_LINE.fullmatch(line) and line != "6"]
     spec = scenario("end of game with \"moves\" toggle on")
-    # the spec's game was borne off, ours resigned: same glue, other first half
+    # the document's game was borne off, ours resigned: same glue, other first half
     assert ours[0] == "You accept and win 1 point.Score is 1-0 in a 3 point match."
     assert shape(spec[0].split("!", 1)[1], SPEC_NAMES) == shape(ours[0].split(".", 1)[1], ["alice"])
     assert [shape(line, ["alice", "bob"]) for line in ours[1:3]] == [shape(line, SPEC_NAMES) for line in spec[1:3]]
@@ -352,7 +353,7 @@ async def test_oldmoves_output(tmp_path: Path) -> None:
 
 
 def test_every_spec_scenario_has_a_test() -> None:
-    """A new scenario in the spec file needs a test here (this server never glues lines: nothing to test)."""
+    """A new scenario in the examples file needs a test here (this server never glues lines: nothing to test)."""
     covered = ["full CLIP login example", "guest login text", "toggle listing", "set listing",
                "ready toggle with own who line", "rawwho", "oldmoves output", "opening board",
                "end of game with \"moves\" toggle on", "match end with ratings toggle on",

@@ -16,7 +16,7 @@ from bot.server import FibsServer
 
 from fibs_script import Client, MatchPlayer, make_server, start_match
 
-# Replies (clip-spec 4.x wording) to commands of a user who is not playing; bob is online, not ready.
+# Replies (FIBS's wording) to commands of a user who is not playing; bob is online, not ready.
 IDLE_ERRORS = [
     ("frobnicate now", r"\*\* Unknown command: 'frobnicate'"),
     ("roll", r"\*\* You're not playing\."),

@@ -11,7 +11,7 @@ from bot.server import FibsServer
 from fibs_script import WHO, Client, MatchPlayer, start_match
 
 P = r"(?:alice|bob)"
-WATCHER_LINES = [  # clip-spec 4.6-4.9, 4.13: what a watcher sees
+WATCHER_LINES = [  # rolls, moves, doubles, resignations, game ends: what a watcher sees
     rf"{P} rolls \d and \d\.", rf"{P} can't move\.", r"alice rolled \d, bob rolled \d",
     rf"{P} makes the first move\.", rf"{P} doubles\.", rf"{P} accepts the double\.",
     rf"{P} wants to resign\. {P} will win \d+ points?\.", rf"{P} accepts and wins \d+ points?\.",

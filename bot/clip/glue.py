@@ -48,7 +48,7 @@ _CLIP_CODE = re.compile(r"[1-9]\d? |[1-9]\d?$")
 _BOARD_FIELDS = re.compile(r"board(?::[^:]*){51}:")
 _KNOWN_HEAD = 256
 """Whether the rest after a board is a known message is judged on this many characters."""
-_MAX_REDOUBLE_DIGITS = 5  # the redoubles field (clip-spec 5.1) is a small number
+_MAX_REDOUBLE_DIGITS = 5  # the redoubles field (the board line's last) is a small number
 
 
 def _glued_head(line: str, start: int, first: Sequence[Rule] = ()) -> tuple[int, Event] | None:

@@ -15,7 +15,7 @@ safe default). The rooms:
 - :mod:`~bot.player.model`: the engine and connection protocols and the value types.
 
 The engine is reached through :class:`Decider`, the decision part of
-``engine.evaluator.Engine`` (CONTRACT.md), so tests can pass a fake one.
+``engine.evaluator.Engine``, so tests can pass a fake one.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ class CubeChoice(Protocol):
 
 
 class Decider(Protocol):
-    """The decisions of ``engine.evaluator.Engine`` (CONTRACT.md): the mover is ``match.on_roll``,
+    """The decisions of ``engine.evaluator.Engine`` (its public methods): the mover is ``match.on_roll``,
     whose checkers are ``position.board[1]``."""
 
     def best_move(self, position: Position, dice: tuple[int, int], match: MatchState | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Listing order of ``toggle`` (clip-spec example) with the notice for on / off.
+# Listing order of ``toggle`` (the example in FIBS's CLIP documentation) with the notice for on / off.
 TOGGLES: dict[str, tuple[str, str]] = {
     "allowpip": ("You allow the use of the server's 'pip' command.",
                  "You don't allow the use of the server's 'pip' command."),

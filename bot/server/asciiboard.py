@@ -1,7 +1,7 @@
 """The ASCII board of boardstyles 1 and 2, drawn from a style-3 board.
 
 The viewer sits at the bottom with the home board on the right; the layout
-is the one in the CLIP spec's example (5 checkers per column, a column with
+is the one in the example of FIBS's CLIP documentation (5 checkers per column, a column with
 more shows its count in the fifth row).
 """
 

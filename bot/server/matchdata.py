@@ -42,7 +42,8 @@ class MatchData:
         """The current game as ``oldmoves`` prints it.
 
         The score line puts player ``first``'s points first (a player asking
-        about their own match), else O's: both agree with the spec's examples.
+        about their own match), else O's: both agree with the ``oldmoves`` examples of
+        FIBS's CLIP documentation.
         """
         o, x = self.o_player, 1 - self.o_player
         a = o if first is None else first

@@ -1,7 +1,7 @@
 """Other servers' wordings, on purpose: so tests can script what a client meets off FIBS.
 
 Each wording rewrites one kind of line the way another server (or FIBS on
-a bad day) says it, as clip-spec.md records; ``jibs`` names all of JIBS's
+a bad day) says it; ``jibs`` names all of JIBS's
 at once. The server speaks FIBS unless told otherwise (``wordings=`` /
 ``fibsbot server --wording NAME``).
 
@@ -23,7 +23,7 @@ b'bob moves 3-home 2-home .\\r\\n'
 
 ``glued`` is FIBS's (and JIBS's) old glitch: a ``board:`` line, or one
 ending in ``The cube shows <n>.``, goes out without its line end, so the
-next line the client gets is glued to it (clip-spec.md 1); if nothing
+next line the client gets is glued to it; if nothing
 follows at once, the line end comes after all.
 """
 

@@ -55,7 +55,7 @@ def scored(engine: Engine, level: Level, candidate: Candidate, plies: int, oppon
 
 
 def cube_available(record: MatchRecord, game: GameRecord, state: GameState, player: int) -> bool:
-    """Whether ``player`` (on roll) may double with effect (gnubg-play-spec 4.4): the
+    """Whether ``player`` (on roll) may double with effect (gnubg's cube availability): the
     record's rules, and in a match a doubled cube must not reach the length."""
     return state.may_double and (not record.length or game.score[player] + state.cube < record.length)
 

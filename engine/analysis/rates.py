@@ -1,4 +1,4 @@
-"""Error classes, error rates and rating labels of gnubg's analysis (gnubg-play-spec section 7).
+"""Error classes, error rates and rating labels of gnubg's analysis (gnubg's manual, "Analysis").
 
 Errors are normalised equity (EMG) differences, **negative = a loss** (gnubg's
 sign): a move 0.07 worse than the best has error -0.07.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-# ---- per-decision classes (7.1) ----------------------------------------------------------
+# ---- per-decision classes ---------------------------------------------------------------
 
 SKILL_THRESHOLDS = (("very bad", 0.12), ("bad", 0.06), ("doubtful", 0.03))
 """Error classes by loss: very bad (blunder) > 0.12, bad (error) > 0.06, doubtful > 0.03."""
@@ -70,7 +70,7 @@ def cube_errors(nd: float, dt: float, dp: float) -> dict[str, float]:
     }
 
 
-# ---- rates (7.2) ---------------------------------------------------------------------------
+# ---- rates -------------------------------------------------------------------------------
 
 ERROR_RATE_FACTOR = 1000.0  # gnubg's rErrorRateFactor: rates printed in mEMG
 
@@ -127,7 +127,7 @@ def xg_pr(average_loss: float) -> float:
     return 500.0 * abs(average_loss)
 
 
-# ---- labels and FIBS rating estimates (7.3, 7.4) -----------------------------------------------
+# ---- labels and FIBS rating estimates ------------------------------------------------------
 
 RATING_LABELS = (
     (0.002, "Supernatural"),
@@ -192,7 +192,8 @@ _HISTORICAL = ((0.0, 2200.0), (0.005, 2050.0), (0.010, 1950.0), (0.015, 1850.0),
 def historical_rating(error_per_decision: float) -> float:
     """The 2003-era gnubg rating guess: piecewise linear up to 0.030, then
     exponential, ``500 + 1000 e^(10 (0.030 - r))`` (read so that it joins the
-    linear part at 1500; the spec writes the exponent loosely)."""
+    linear part at 1500; the bug-gnubg thread "Gap in guestimated ratings?" (Jan 2003)
+    writes the exponent loosely)."""
     r = abs(error_per_decision)
     if r > 0.030:
         return 500.0 + 1000.0 * math.exp(10.0 * (0.030 - r))

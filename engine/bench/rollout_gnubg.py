@@ -1,12 +1,13 @@
 """The `gnubg` package's rollouts, driven through its command interface (the
 parity oracle and speed reference of engine/bench/rollout_parity.py and
-engine/bench/rollout_speed.py; gnubg-rollout-spec sections 1.2, 8.0 and 9).
+engine/bench/rollout_speed.py; the package's ``gnubg.command`` runs gnubg's CLI commands).
 
 The package never prints rollout results (its ``fShowProgress`` is 0), so the
 flag is switched on through ctypes and the printed final block is parsed (6
 digits, probabilities as fractions). Every rollout starts with an emptied
 evaluation cache: gnubg's cache can keep values stored from another path,
-which would make its numbers depend on what ran before (spec 9.3). Its key
+which would make its numbers depend on what ran before (found by experiment:
+a repeated rollout moved by a few 1e-6 until the cache was emptied). Its key
 leaves out the cube efficiencies, which gnubg 1.1 chooses by the depth of a
 context, so a value stored by a 2-ply search can come back where a 0-ply one
 was asked for (a truncated rollout after World class plays): parity runs
@@ -126,7 +127,7 @@ class GnubgResult:
     trials: int
 
 
-DEFAULT_CACHE = 524288  # gnubg's default number of cache entries (spec 7)
+DEFAULT_CACHE = 524288  # gnubg's default number of cache entries (2^19, ``set cache``)
 
 
 def _empty_cache(entries: int) -> None:

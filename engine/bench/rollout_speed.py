@@ -1,6 +1,6 @@
 """Rollout speed against the `gnubg` package: ``python -m engine.bench.rollout_speed``.
 
-The issue's workload: an Expert (0-ply chequer play and cube) cubeful
+The workload: an Expert (0-ply chequer play and cube) cubeful
 rollout with variance reduction and quasi-random dice of a contact position,
 1296 trials by default. gnubg runs on one thread (its rollout with
 ``set threads 1``), ours on one and on two threads, in the same process and

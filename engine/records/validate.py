@@ -6,7 +6,8 @@ reported as incomplete: gnubg loads a cut record without a word.
     python -m engine.records.validate FILE_OR_FOLDER ...
 
 Needs Debian's gnubg (`apt-get install -y gnubg`); `$GNUBG` names another binary.
-Recipe: shared/specs/sgf-validation.md (commands on stdin with ``-t -q -r``).
+Recipe: commands on stdin with ``-t -q -r`` (text mode, no sound, no ``.gnubgrc``): gnubg's
+exit status is 0 even on errors, so the verdict comes from its output and the files it writes.
 """
 
 from __future__ import annotations
