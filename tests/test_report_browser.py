@@ -62,7 +62,7 @@ def test_report_in_chromium_matches_the_analysis(browser: Any, tmp_path: Path, s
     shutil.copy(DATA / "match_3pt.sgf", sgf)
     out, data_path = tmp_path / "match_3pt.html", tmp_path / "match_3pt.json"
     assert main(["analyse", str(sgf), "--json", str(data_path), "--html", str(out)]) == 0
-    decisions = json.loads(data_path.read_text())["decisions"]
+    decisions = json.loads(data_path.read_text())["matches"][0]["decisions"]
     page = browser.new_page(viewport={"width": 1100, "height": 900})
     console = Console(page)
     page.goto(out.as_uri())
@@ -137,7 +137,7 @@ def history(reports: Path) -> list[dict[str, Any]]:
     """Recent matches, newest first, as the match database gives them."""
     entries = []
     for i, name in enumerate(("match_5pt", "match_1pt")):
-        data = json.loads((reports / f"{name}.json").read_text())
+        data = json.loads((reports / f"{name}.json").read_text())["matches"][0]
         entries.append({"finished": f"2026-11-27 1{2 - i}:00", "opponent": data["players"][1]["name"],
                         "length": data["match_length"], "score": "won", "rating_after": 1650.0 - 7 * i,
                         "error_rate_memg": data["players"][0]["overall_rate_memg"], "report": f"reports/{name}.html"})
