@@ -126,6 +126,7 @@ def cube_info(match: MatchState | None, player: int = 0, *, beavers: bool = True
               owner: int | None = None) -> Any:
     """A C ``bg_cubeinfo`` for ``player`` on roll (``match=None``: money, Jacoby, centred).
 
+    Beavers are allowed where both ``beavers`` and ``match.beavers`` say so.
     ``cube``/``owner`` override the match's cube. The MET must outlive the result
     (the default MET is kept for the life of the process).
     """
@@ -141,7 +142,7 @@ def cube_info(match: MatchState | None, player: int = 0, *, beavers: bool = True
                             int(match.crawford_game), 0, 0)
     else:
         lib.bg_cubeinfo_set(ci, ffi.NULL, cube, owner, player, 0, 0, 0, 0,
-                            int(match.jacoby), int(beavers))
+                            int(match.jacoby), int(beavers and match.beavers))
     return ci
 
 
