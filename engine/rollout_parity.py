@@ -166,7 +166,8 @@ def compare_cube_cubeless(ours: RolloutResult, theirs: Sequence[rollout_gnubg.Gn
     """The worst agreement over a cube rollout's cubeless figures: the no-double and
     double/take rows and the position's cubeless equity (gnubg's headline)."""
     nd = ours.candidates[0]
-    mine = [(c.equity, c.stderr_equity, g.means[5], g.errors[5]) for c, g in zip(ours.candidates, theirs, strict=False)]
+    mine = [(c.equity, c.stderr_equity, g.means[5], g.errors[5])
+            for c, g in zip(ours.candidates, theirs, strict=False)]  # ours has double/pass too
     if ours.cubeless_equity is None:
         raise ValueError("not a cube rollout's result")
     mine.append((ours.cubeless_equity, nd.stderr_equity, headline, theirs[0].errors[5]))
