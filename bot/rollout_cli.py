@@ -101,8 +101,15 @@ def cmd_rollout(args: argparse.Namespace) -> int:
     else:
         Console(width=max(Console().width, 132)).print(result_table(job, result))
         if result.action:
-            print(f"Proper cube action: {result.action}")
+            print(cube_lines(result))
     return 0
+
+
+def cube_lines(result: RolloutResult) -> str:
+    """What gnubg prints under a cube rollout: the position's cubeless equity (the no-double
+    row's: the double/take row's is the doubled cube's, in units of the current one), then
+    the proper cube action."""
+    return f"Rollout cubeless equity {result.cubeless_equity:+.6f}\nProper cube action: {result.action}"
 
 
 # ---- saving and resuming --------------------------------------------------------------------
@@ -192,6 +199,8 @@ def result_table(job: RolloutJob, result: RolloutResult) -> Table:
             f"{', variance reduction' if s.variance_reduction else ''}"
             f"{', quasi-random dice' if s.quasi_random else ''}"
             f"{f', truncated at {s.truncate} plies' if s.truncate else ''} ({result.seconds:.1f} s)")
+    if job.candidates == "cube":  # gnubg's rows: "Centered 1-cube", "gnubg owns 2-cube"
+        head += "\ndouble, take's cubeless equity: with the cube doubled, in units of the current cube"
     table = Table(title=f"Rollout of {job.position_id}{':' + job.match_id if job.match_id else ''}", caption=head)
     for col in ("#", "candidate", "W", "WG", "WBG", "L", "LG", "LBG", "cubeless ± SE",
                 "cubeful ± SE"):
@@ -233,5 +242,5 @@ def hint_rollout_text(engine: Any, position: Any, match: Any, dice: tuple[int, i
     Console(file=out, width=132).print(result_table(job, result))
     text = out.getvalue()
     if result.action:
-        text += f"Proper cube action: {result.action}\n"
+        text += cube_lines(result)
     return text.rstrip("\n")

@@ -659,14 +659,13 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
     w->low_eff_choice = w->prune ? w->low_eff : s->efficiency_set == 1;
     w->cache = s->noise > 0.0f ? NULL : cache;
     w->repeatable = s->noise == 0.0f || s->deterministic;
-    cx->threads = s->threads > 0 ? s->threads : bg_pool_cores();
+    cx->threads = 1; /* 0-ply work is one task: it never asks for the cores (a system call) */
     if (s->noise > 0.0f && !s->deterministic) {
         bg_isaac_seed(&cx->rng, s->seed);
-        w->rng = &cx->rng;
-        cx->threads = 1; /* one generator, one order of draws */
+        w->rng = &cx->rng; /* one generator, one order of draws: one thread */
+    } else if (s->plies > 0) {
+        cx->threads = s->threads > 0 ? s->threads : bg_pool_cores();
     }
-    if (s->plies == 0)
-        cx->threads = 1;
     return 0;
 }
 

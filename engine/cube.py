@@ -119,6 +119,7 @@ def cube_info(match: MatchState | None, player: int = 0, *, beavers: bool = True
               owner: int | None = None) -> CubeInfo:
     """A C ``bg_cubeinfo`` for ``player`` on roll (``match=None``: money, Jacoby, centred).
 
+    Beavers are allowed where both ``beavers`` and ``match.beavers`` say so.
     ``cube``/``owner`` override the match's cube. The MET must outlive the result
     (the default MET is kept for the life of the process).
     """
@@ -130,7 +131,7 @@ def cube_info(match: MatchState | None, player: int = 0, *, beavers: bool = True
         length, score = _clamp_match(match.length, match.score)
         return CubeInfo((met or default_met()).c_table(), cube, owner, player, length, score,
                         match.crawford_game, False, False)
-    return CubeInfo(None, cube, owner, player, 0, (0, 0), False, match.jacoby, beavers)
+    return CubeInfo(None, cube, owner, player, 0, (0, 0), False, match.jacoby, beavers and match.beavers)
 
 
 def _probs5(probs: object) -> list[float]:

@@ -1,4 +1,5 @@
-"""Match state: length, score, cube, Crawford, Jacoby; gnubg's match ID.
+"""Match state: length, score, cube, Crawford, Jacoby, beavers; gnubg's match ID (which has no
+beaver bit: gnubg keeps that rule as a setting).
 
 Players are gnubg's 0 and 1. ``on_roll`` is the player who rolls or rolled
 (gnubg's fMove) and ``turn`` the player who must decide now (fTurn; differs
@@ -44,6 +45,7 @@ class MatchState:
     crawford_game: bool = False
     jacoby: bool = True
     crawford_rule: bool = True
+    beavers: bool = True  # money play: the doubled side may beaver (gnubg's default)
     dice: tuple[int, int] | None = None
     doubled: bool = False
     resigned: int = 0

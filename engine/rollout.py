@@ -210,7 +210,13 @@ class CandidateResult:
 
 @dataclass(frozen=True)
 class RolloutResult:
-    """Candidates in the order given; ``action``: gnubg's verdict of a cube rollout."""
+    """Candidates in the order given; ``action``: gnubg's verdict of a cube rollout.
+
+    A cube rollout's rows are gnubg's: the double/take row's cubeless equity is that of
+    the doubled cube in units of the current one (twice the per-cube value in money),
+    as gnubg prints it beside "gnubg owns 2-cube"; the cubeless equity of the position,
+    gnubg's "Rollout cubeless equity", is :attr:`cubeless_equity`, the no-double row's.
+    """
 
     candidates: list[CandidateResult]
     trials: int
@@ -218,11 +224,17 @@ class RolloutResult:
     settings: RolloutSettings
     action: str | None = None
 
+    @property
+    def cubeless_equity(self) -> float | None:
+        """A cube rollout's cubeless equity (the no-double row's; None for other rollouts)."""
+        return self.candidates[0].equity if self.action is not None else None
+
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {"candidates": [c.as_json() for c in self.candidates],
                                "trials": self.trials, "seconds": self.seconds}
         if self.action is not None:
             out["action"] = self.action
+            out["cubeless_equity"] = self.cubeless_equity
         out["settings"] = self.settings.as_dict()
         return out
 

@@ -440,10 +440,11 @@ def format_hint(engine: EngineCore, position: PositionLike, dice: Dice | None = 
     lines = [_header(position, match)]
     if dice is not None:
         d = best_move(engine, position, dice, match, lv)
+        if not d.move:  # a dance (the one "play" is the empty move): gnubg's hint words it so
+            lines.append(f"Dice {dice[0]}{dice[1]}: There are no legal moves.")
+            return "\n".join(lines)
         lines.append(f"Dice {dice[0]}{dice[1]}: {len(d.candidates)} legal plays; "
                      f"{_context_line(lv, lv.checker)}")
-        if not d.candidates:
-            lines.append("    (no legal play)")
         best = d.candidates[0].equity if d.candidates else 0.0
         for rank, c in enumerate(d.candidates[:max_moves], 1):
             kind = "Cubeful" if lv.checker.cubeful else "Cubeless"

@@ -6,12 +6,14 @@ The 26 characters are O's bar, points 1..24 from X's side, then X's bar;
 ``A``..``O`` count X's checkers, ``a``..``o`` O's. Here X is gnubg's player 1
 and O player 0. Owner and turn are 1 for X, -1 for O (owner 0 = centred).
 Dice are ``00`` before the roll and ``D`` while a double awaits an answer.
-Flags: in a match 1 = the Crawford game; in money play 1 = Jacoby.
+Flags: in a match 1 = the Crawford game; in money play a sum, 1 = the Jacoby
+rule, 2 = beavers allowed (gnubg's ``set xgid`` reads them so). The max cube
+is log2 of the highest cube value allowed (XG writes 10: 1024).
 
 >>> text = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
 >>> position, match = from_xgid(text)
->>> position.position_id(), match.on_roll, match.jacoby
-('4HPwATDgc/ABMA', 1, False)
+>>> position.position_id(), match.on_roll, match.jacoby, match.beavers
+('4HPwATDgc/ABMA', 1, False, False)
 >>> to_xgid(position, match) == text
 True
 """
@@ -42,9 +44,10 @@ def to_xgid(position: Position, match: MatchState | None = None) -> str:
     cells.append(_count_char(x_row[24], True))
     owner = {CENTRED: 0, 1: 1, 0: -1}[match.cube_owner]
     dice = "D" if match.doubled else f"{match.dice[0]}{match.dice[1]}" if match.dice else "00"
-    flags = int(match.crawford_game) if match.length else int(match.jacoby)
-    fields = ["".join(cells), match.cube.bit_length() - 1, owner, 1 if match.turn == 1 else -1, dice,
-              match.score[1], match.score[0], flags, match.length, MAX_CUBE_LOG2]
+    flags = int(match.crawford_game) if match.length else int(match.jacoby) | 2 * int(match.beavers)
+    log_cube = match.cube.bit_length() - 1
+    fields = ["".join(cells), log_cube, owner, 1 if match.turn == 1 else -1, dice,
+              match.score[1], match.score[0], flags, match.length, max(MAX_CUBE_LOG2, log_cube)]
     return "XGID=" + ":".join(str(f) for f in fields)
 
 
@@ -72,13 +75,15 @@ def from_xgid(text: str) -> tuple[Position, MatchState]:
         else:
             o_row[24 - index] = count
     try:
-        log_cube, owner, turn, _, score_x, score_o, flags, length, _ = (
+        log_cube, owner, turn, _, score_x, score_o, flags, length, max_cube = (
             int(p) if i != 3 else 0 for i, p in enumerate(parts[1:]))
     except ValueError:
         raise BoardParseError(f"bad XGID {text!r}: the fields after the position are numbers") from None
     dice_text = parts[4]
-    if owner not in (-1, 0, 1) or turn not in (-1, 1) or not 0 <= log_cube <= 15:
-        raise BoardParseError(f"bad XGID {text!r}: cube owner, turn or cube out of range")
+    if owner not in (-1, 0, 1) or turn not in (-1, 1) or not 0 <= log_cube <= max_cube <= 15:
+        raise BoardParseError(f"bad XGID {text!r}: cube owner, turn, cube or max cube out of range")
+    if not 0 <= flags <= (1 if length else 3):
+        raise BoardParseError(f"bad XGID {text!r}: flags {flags} (match: 0/1 Crawford; money: 1 Jacoby + 2 beavers)")
     if dice_text not in ("00", "D") and not (len(dice_text) == 2 and all(c in "123456" for c in dice_text)):
         raise BoardParseError(f"bad XGID {text!r}: dice {dice_text!r}")
     player = 1 if turn == 1 else 0
@@ -88,6 +93,7 @@ def from_xgid(text: str) -> tuple[Position, MatchState]:
         length=length, score=(score_o, score_x), cube=1 << log_cube,
         cube_owner={0: CENTRED, 1: 1, -1: 0}[owner], on_roll=player, turn=player,
         crawford_game=bool(flags) if length else False, jacoby=bool(flags & 1) if not length else False,
+        beavers=bool(flags & 2) if not length else True,
         dice=(int(dice_text[0]), int(dice_text[1])) if dice_text not in ("00", "D") else None,
         doubled=dice_text == "D",
     )

@@ -86,6 +86,21 @@ def test_truncated_mat_is_reported(tmp_path: Path) -> None:
     _named_error(_fibsbot("convert", between, tmp_path / "b.sgf"), between, "stops at 1-2 after game 2")
 
 
+def test_convert_never_writes_over_its_input(tmp_path: Path) -> None:
+    record = tmp_path / "m.mat"
+    record.write_text(MAT)
+    link = tmp_path / "link.mat"
+    link.symlink_to(record)
+    hard = tmp_path / "hard.mat"
+    os.link(record, hard)
+    for output in (record, tmp_path / "." / "m.mat", link, hard):
+        _named_error(_fibsbot("convert", record, output), output, "is the input file")
+        assert record.read_text() == MAT
+    with pytest.raises(RecordParseError, match="is the input file"):
+        convert(link, record)
+    assert record.read_text() == MAT
+
+
 def test_whole_records_are_not_reported_cut_short(tmp_path: Path) -> None:
     for path in DATA.glob("*.mat"):
         assert mat.cut_short(mat.loads(path.read_text())) is None, path.name

@@ -79,6 +79,18 @@ def test_bad_flags_are_usage_errors(args):
     assert exc.value.code == 2
 
 
+def test_cube_rollout_prints_gnubgs_cubeless_equity(capsys):
+    # gnubg's analyse rollout cube of K (its rollout spec's example e), then hint: "Rollout
+    # cubeless equity +0.379422" (no double's CL); the double/take row's CL, +0.757516, is
+    # printed with the cube doubled, in units of the current cube
+    assert main(["rollout", "trvDAAC2uzMAAA:cAkAAAAAAAAA", "--cube", "--trials", "36", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Rollout cubeless equity +0.379422\nProper cube action: No double, take" in out
+    assert "+0.7575" in out and "with the cube doubled" in out
+    out = run_json(capsys, "trvDAAC2uzMAAA:cAkAAAAAAAAA", "--cube", "--trials", "36", "--seed", "1")
+    assert round(out["cubeless_equity"], 6) == 0.379422 == round(out["candidates"][0]["equity"], 6)
+
+
 def test_hint_rollout(capsys):
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--rollout", "--trials", "6", "--truncate", "2"]) == 0
     out = capsys.readouterr().out

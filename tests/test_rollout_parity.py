@@ -4,10 +4,10 @@ of the parity benchmark's held-out cases run against the package itself."""
 
 import pytest
 
+from engine.bench.rollout_parity import compare, compare_cube_cubeless, gnubg_cubeless_headline, make_cases
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.rollout import RolloutJob, RolloutSettings, run
-from engine.bench.rollout_parity import compare, make_cases
 
 MONEY = MatchState.from_match_id("cAkAAAAAAAAA")
 R = Position.from_position_id("trsbAADs7jkAAA")
@@ -70,6 +70,9 @@ def test_example_e_cube_decision_money(engine):
     assert close(dt[0], [0.689379, 0, 0, 0, 0, 0.757516, 0.572409])
     assert close(nd[1][-1:] + dt[1][-1:], [0.013569, 0.012831])
     assert dp[0][-1] == 1.0 and r.action == "No double, take"
+    # gnubg's hint after this rollout: "Rollout cubeless equity +0.379422", the no-double
+    # row's; the double/take row's CL is the doubled cube's (printed x2 in money)
+    assert round(r.cubeless_equity, 6) == 0.379422 and r.as_json()["cubeless_equity"] == r.cubeless_equity
 
 
 def test_example_f_truncated(engine):
@@ -123,3 +126,20 @@ def test_rollout_as_the_opening_position_agrees_with_gnubg(engine):
     job = RolloutJob.of(OPENING, None, None, RolloutSettings(trials=30, seed=12345, initial=True))
     agreement = compare(run(engine, job, threads=1), rollout_gnubg.rollout(job, cache=0), exact=False)
     assert agreement.ok and agreement.diff < 2e-6, agreement
+
+
+def test_cube_rollouts_cubeless_rows_agree_with_gnubg(engine):
+    pytest.importorskip("gnubg")
+    from engine import rollout_gnubg
+
+    # money and 5-point match cube rollouts, with and without variance reduction: both
+    # rows' cubeless equities and gnubg's "Rollout cubeless equity" line
+    cases = [(name, job) for name, job in make_cases(engine, seed=20261126, count=21, trials=36)
+             if job.candidates == "cube"]
+    assert {job.match.length for _, job in cases} == {0, 5}
+    for name, job in cases:
+        ours = run(engine, job, threads=1)
+        theirs = rollout_gnubg.rollout(job, cache=0)
+        agreement = compare_cube_cubeless(ours, theirs, gnubg_cubeless_headline(),
+                                          exact=not job.settings.variance_reduction)
+        assert agreement.ok, (name, agreement)

@@ -461,6 +461,19 @@ def test_format_hint(engine):
     assert "Proper cube action:" in text and "No double" in text and "7-point match" in text
 
 
+def test_hint_of_a_dance_says_there_is_no_legal_move(engine, capsys):
+    """gnubg 1.07 (``set board 27YBADjg8+ADQA``, ``set dice 3 1``, ``hint``) prints
+    "There are no legal moves." for this checker on the bar against a closed board."""
+    from bot.cli import main
+
+    dance = Position.from_position_id("27YBADjg8+ADQA")
+    assert not engine.best_move(dance, (3, 1)).move
+    text = format_hint(engine, dance, None, (3, 1), "expert")
+    assert text.splitlines()[1:] == ["Dice 31: There are no legal moves."]
+    assert main(["hint", "27YBADjg8+ADQA", "--dice", "31"]) == 0
+    assert "There are no legal moves." in capsys.readouterr().out
+
+
 def test_search_internals_match_references(engine):
     from engine._core import ffi, lib
 

@@ -12,6 +12,12 @@ The bar: every equity and probability within 3 combined
 standard errors, and within 1e-6 (gnubg prints 6 digits) without variance
 reduction, where both play the same games with the same evaluator.
 
+Cube rollouts' cubeless rows are counted on their own too: the no-double and
+double/take rows' cubeless equities (gnubg prints the latter with the cube
+doubled, in units of the current cube: twice the per-cube value in money)
+and the position's cubeless equity, gnubg's "Rollout cubeless equity" line
+of ``hint`` after the rollout, against ours (:attr:`RolloutResult.cubeless_equity`).
+
 The probabilities are printed beside them but are not the bar: where every
 play has the same equity (gammons that cannot matter at the score), the
 play is decided by the last bits of the evaluation, and ours may pick
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -143,6 +150,32 @@ def compare(ours: RolloutResult, theirs: Sequence[rollout_gnubg.GnubgResult], ex
     return max(failing or found, key=lambda a: a.used)
 
 
+_HEADLINE = re.compile(r"^Rollout cubeless equity ([+-]\d+\.\d+)", re.M)
+
+
+def gnubg_cubeless_headline() -> float:
+    """gnubg's "Rollout cubeless equity" of the cube rollout it has just run (its ``hint``)."""
+    found = _HEADLINE.search(rollout_gnubg.command("hint"))
+    if not found:
+        raise RuntimeError("gnubg's hint after a cube rollout has no 'Rollout cubeless equity' line")
+    return float(found.group(1))
+
+
+def compare_cube_cubeless(ours: RolloutResult, theirs: Sequence[rollout_gnubg.GnubgResult],
+                          headline: float, exact: bool) -> Agreement:
+    """The worst agreement over a cube rollout's cubeless figures: the no-double and
+    double/take rows and the position's cubeless equity (gnubg's headline)."""
+    nd = ours.candidates[0]
+    mine = [(c.equity, c.stderr_equity, g.means[5], g.errors[5])
+            for c, g in zip(ours.candidates, theirs, strict=False)]  # ours has double/pass too
+    if ours.cubeless_equity is None:
+        raise ValueError("not a cube rollout's result")
+    mine.append((ours.cubeless_equity, nd.stderr_equity, headline, theirs[0].errors[5]))
+    found = [Agreement(abs(v - gv), math.hypot(e, ge), exact) for v, e, gv, ge in mine]
+    failing = [a for a in found if not a.ok]
+    return max(failing or found, key=lambda a: a.used)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.bench.rollout_parity", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=36)
@@ -157,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = make_cases(engine, args.seed, args.cases, args.trials)
     if args.only:
         cases = [cases[int(i)] for i in args.only.split(",")]
-    failed = prob_failed = within_se = exact_cases = exact_ok = 0
+    failed = prob_failed = within_se = exact_cases = exact_ok = cube_cases = cube_ok = 0
     print(f"{'case':46} {'equities: max |diff|':>20} {'comb. SE':>9} {'used':>5}  "
           f"{'probabilities: |diff|':>21} {'used':>5}")
     for name, job in cases:
@@ -166,15 +199,24 @@ def main(argv: list[str] | None = None) -> int:
         exact = not job.settings.variance_reduction
         eq = compare(ours, theirs, exact)
         pr = compare(ours, theirs, exact, equities=False)
-        failed += not eq.ok
         prob_failed += not pr.ok
         within_se += compare(ours, theirs, False).ok
         exact_cases += exact
         exact_ok += exact and eq.ok
+        cube_differs = False
+        if job.candidates == "cube":
+            cube = compare_cube_cubeless(ours, theirs, gnubg_cubeless_headline(), exact)
+            cube_cases += 1
+            cube_ok += cube.ok
+            cube_differs = not cube.ok
+        failed += not eq.ok or cube_differs
         print(f"{name:46} {eq.diff:20.2e} {eq.se:9.6f} {eq.used:5.2f}  {pr.diff:21.2e} {pr.used:5.2f}  "
-              f"{'ok' if eq.ok else 'DIFFERS'}{' (to 1e-6)' if exact else ''}")
+              f"{'ok' if eq.ok else 'DIFFERS'}{' (to 1e-6)' if exact else ''}"
+              f"{'; cubeless rows DIFFER' if cube_differs else ''}")
     print(f"equities within {SIGMAS:g} combined SEs: {within_se}/{len(cases)} cases; to {EXACT:g} without "
           f"variance reduction: {exact_ok}/{exact_cases}; probabilities: {len(cases) - prob_failed}/{len(cases)}")
+    print(f"cube rollouts' cubeless rows (no double, double/take, gnubg's 'Rollout cubeless equity'): "
+          f"{cube_ok}/{cube_cases} within the bar")
     return 1 if failed else 0
 
 

@@ -106,9 +106,12 @@ def convert(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], *
 
     A .mat that stops before the match ends is refused (RecordParseError naming
     the game cut short), as a truncated file reads the same way; ``partial``
-    converts it as it is.
+    converts it as it is. An output that is the input file (same name, a link to
+    it) is refused: the record is never overwritten by its own conversion.
     """
     _format(out_path)  # fail before reading
+    if os.path.exists(out_path) and os.path.exists(in_path) and os.path.samefile(in_path, out_path):
+        raise RecordParseError(f"{out_path}: is the input file {in_path}; convert writes another file")
     record = load(in_path)
     if not partial and _format(in_path) == ".mat" and (cut := mat.cut_short(record)):
         raise RecordParseError(f"{in_path}: {cut}: the file may be truncated (convert --partial keeps it as it is)")
