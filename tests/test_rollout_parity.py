@@ -130,7 +130,7 @@ def test_rollout_as_the_opening_position_agrees_with_gnubg(engine):
 
 def test_cube_rollouts_cubeless_rows_agree_with_gnubg(engine):
     pytest.importorskip("gnubg")
-    from engine import rollout_gnubg
+    from engine.bench import rollout_gnubg
 
     # money and 5-point match cube rollouts, with and without variance reduction: both
     # rows' cubeless equities and gnubg's "Rollout cubeless equity" line
