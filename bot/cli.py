@@ -160,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     server = sub.add_parser("server", help="run the FIBS-compatible local server")
     server_cli.build_parser(server)
     server.set_defaults(run=server_cli.run)
+    from bot.serve import cli as serve_cli
+    serve_cli.add_arguments(serve := sub.add_parser("serve", help="the engine as a service: gnubg's external socket, HTTP"))
+    serve.set_defaults(run=serve_cli.run)
     from bot.tournament.cli import add_analyse_parser, add_tournament_parser
 
     add_tournament_parser(sub)

@@ -1,0 +1,119 @@
+"""``fibsbot serve``: the external-player socket (``--external``) and/or the HTTP API (``--http``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import logging
+import os
+import socket
+import sys
+
+from bot.serve import decide
+from bot.serve.pool import Pool
+
+log = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--external", metavar="HOST:PORT|PATH",
+                        help="gnubg's external-player socket (a path without ':' is a Unix socket)")
+    parser.add_argument("--http", metavar="HOST:PORT", help="the HTTP JSON API")
+    parser.add_argument("--level", default="expert", help="chequer and cube level (default expert)")
+    parser.add_argument("--flavour", default=None,
+                        help="the gnubg to emulate for noise and cube efficiencies (gnubg-1.07 for Debian's gnubg)")
+    parser.add_argument("--score-order", choices=("gnubg", "fibs"), default="gnubg",
+                        help="gnubg: read a board line's scores swapped, as gnubg does (default); fibs: as FIBS sends")
+    parser.add_argument("--jacoby", choices=("on", "off"), default="on", help="money play default (gnubg's set jacoby)")
+    parser.add_argument("--beavers", choices=("on", "off"), default="on", help="gnubg's set beavers")
+    parser.add_argument("--data-dir", default=None, help="the engine's data folder (weights, bearoff, MET)")
+    parser.add_argument("--workers", type=int, default=0, help="engine threads (default: the cores)")
+    parser.add_argument("--queue", type=int, default=64, help="requests that may wait for a worker")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="let the external socket listen on a non-loopback address (firewall it)")
+    parser.add_argument("--token", default=os.environ.get("FIBSBOT_SERVE_TOKEN"),
+                        help="HTTP Bearer token (required to bind --http beyond loopback; or $FIBSBOT_SERVE_TOKEN)")
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return host == "localhost"
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        try:
+            return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
+        except OSError:
+            return False
+
+
+def check_binds(args: argparse.Namespace) -> str | None:
+    """The reason the requested binds are refused, or None."""
+    if not args.external and not args.http:
+        return "give --external HOST:PORT|PATH and/or --http HOST:PORT"
+    if args.external and ":" in args.external:
+        host = args.external.rpartition(":")[0]
+        if not is_loopback(host) and not args.allow_remote:
+            return f"--external {args.external} is not loopback: add --allow-remote (and firewall the port)"
+    if args.http:
+        if ":" not in args.http:
+            return "--http wants HOST:PORT"
+        host = args.http.rpartition(":")[0]
+        if not is_loopback(host) and not args.token:
+            return f"--http {args.http} is not loopback: give --token (or $FIBSBOT_SERVE_TOKEN)"
+    return None
+
+
+async def serve(args: argparse.Namespace) -> None:
+    from engine import Engine
+    from engine.levels import level
+
+    from bot.serve.external import ExternalServer
+
+    engine = Engine(args.data_dir)
+    settings = decide.ServerSettings(level=level(args.level, args.flavour), jacoby=args.jacoby == "on",
+                                     beavers=args.beavers == "on", score_order=args.score_order)
+    pool = Pool(args.workers or None, args.queue, args.timeout)
+    tasks = []
+    if args.external:
+        ext = ExternalServer(engine, settings, pool)
+        server = await ext.start(args.external)
+        print(f"external: waiting for connections on {args.external}", flush=True)
+        tasks.append(asyncio.create_task(server.serve_forever()))
+    if args.http:
+        import uvicorn
+
+        from bot.serve.http import build_app
+        host, _, port = args.http.rpartition(":")
+        app = build_app(engine, pool, settings, token=args.token if not is_loopback(host) or args.token else None)
+        config = uvicorn.Config(app, host=host, port=int(port), log_level="warning", limit_concurrency=2000,
+                                timeout_keep_alive=30, h11_max_incomplete_event_size=16384)
+        print(f"http: http://{args.http}/docs", flush=True)
+        tasks.append(asyncio.create_task(uvicorn.Server(config).serve()))
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        pool.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = check_binds(args)
+    if problem:
+        print(f"fibsbot serve: {problem}", file=sys.stderr)
+        return 2
+    try:
+        from engine.levels import level
+        level(args.level)
+    except ValueError as exc:
+        print(f"fibsbot serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(args))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"fibsbot serve: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,157 @@
+"""gnubg's external-player socket, served to many clients at once.
+
+Each connection reads LF-terminated requests (a trailing CR is blank) and
+answers each in order, one reply per request (``version``: four lines; a dance:
+an empty line; ``exit``/``quit``: the connection closes). Unlike gnubg 1.07,
+two requests in one read are both answered, and a line of 255 characters or
+more is answered ``Error: line too long`` (gnubg aborts) and skipped. The
+engine runs on the pool's worker threads; a full queue is answered
+``Error: server busy, try again`` instead of queueing without limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+from engine import Engine
+
+from bot.serve import decide, protocol
+from bot.serve.pool import Busy, Pool
+
+log = logging.getLogger(__name__)
+
+VERSION_REPLY = "Interface: 2\nRFBF: 0\nEngine: 1.00\nSoftware: 1.07.001"
+HELP_REPLY = "\tNo help information available"
+LINE_TOO_LONG = "Error: line too long (at most 254 characters)"
+BUSY = "Error: server busy, try again"
+TIMEOUT = "Error: evaluation timed out"
+IDLE_S = 3600.0
+
+
+@dataclass
+class _Conn:
+    debug: bool = False
+    interface_new: bool = False
+
+
+class ExternalServer:
+    """The external-player service on one TCP or Unix address."""
+
+    def __init__(self, engine: Engine, settings: decide.ServerSettings, pool: Pool, *,
+                 max_line: int = protocol.MAX_LINE, idle_s: float = IDLE_S, max_connections: int = 1000) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.pool = pool
+        self.max_line = max_line
+        self.idle_s = idle_s
+        self.max_connections = max_connections
+        self.connections = 0
+        self.server: asyncio.AbstractServer | None = None
+
+    async def start(self, address: str) -> asyncio.AbstractServer:
+        """Listen on ``host:port`` (an empty host: all interfaces) or a Unix socket path."""
+        if ":" in address:
+            host, _, port = address.rpartition(":")
+            self.server = await asyncio.start_server(self.client, host or None, int(port), limit=2 * self.max_line)
+        else:
+            if os.path.exists(address):
+                os.unlink(address)
+            self.server = await asyncio.start_unix_server(self.client, address, limit=2 * self.max_line)
+        return self.server
+
+    def reply(self, conn: _Conn, request: protocol.Request) -> str | None:
+        """The reply text to a request that needs no engine (None: it does)."""
+        if isinstance(request, protocol.Failure):
+            return "Error: " + request.text
+        if isinstance(request, protocol.Simple):
+            return VERSION_REPLY if request.word == "version" else HELP_REPLY if request.word == "help" else ""
+        if isinstance(request, protocol.SetRequest):
+            if request.option == "debug":
+                conn.debug = bool(request.value)
+                return f"Debug output {'ON' if conn.debug else 'OFF'}"
+            if request.option == "interface":
+                conn.interface_new = request.value == "new"
+                return f"New interface {'ON' if conn.interface_new else 'OFF'}"
+            return "Error: set option 'prompt' not supported"
+        return None
+
+    def compute(self, request: protocol.BoardRequest | protocol.EvalRequest) -> str:
+        if isinstance(request, protocol.EvalRequest):
+            return decide.answer_evaluation(self.engine, request.board, request.session, request.options,
+                                            self.settings)
+        return decide.answer_board(self.engine, request.board, request.session, self.settings)
+
+    async def answer(self, conn: _Conn, line: str) -> str | None:
+        """The reply to one line; None closes the connection."""
+        request = protocol.parse(line)
+        if isinstance(request, protocol.Simple) and request.word == "exit":
+            return None
+        text = self.reply(conn, request)
+        if text is not None:
+            return text
+        assert isinstance(request, protocol.BoardRequest | protocol.EvalRequest)
+        endpoint = "evaluation" if isinstance(request, protocol.EvalRequest) else "board"
+        started = time.perf_counter()
+        error = True
+        try:
+            text = await self.pool.run(lambda: self.compute(request))
+            error = text.startswith("Error:")
+            return text
+        except Busy:
+            return BUSY
+        except TimeoutError:
+            return TIMEOUT
+        except Exception:
+            log.exception("external request failed: %.80s", line)
+            return "Error: internal error"
+        finally:
+            self.pool.observe("external", endpoint, self.settings.level.name, started, error)
+
+    async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.connections >= self.max_connections:
+            writer.close()
+            return
+        self.connections += 1
+        conn = _Conn()
+        buffer = b""
+        skipping = False  # inside an over-long line: drop bytes up to its LF
+        try:
+            while True:
+                chunk = await asyncio.wait_for(reader.read(4096), self.idle_s)
+                if not chunk:
+                    return
+                buffer += chunk
+                while True:
+                    nl = buffer.find(b"\n")
+                    if nl < 0:
+                        if len(buffer) > self.max_line:
+                            if not skipping:
+                                writer.write(LINE_TOO_LONG.encode() + b"\n")
+                            skipping, buffer = True, b""
+                        break
+                    raw, buffer = buffer[:nl], buffer[nl + 1:]
+                    if skipping:
+                        skipping = False
+                        continue
+                    if len(raw) > self.max_line:
+                        writer.write(LINE_TOO_LONG.encode() + b"\n")
+                        continue
+                    text = await self.answer(conn, raw.decode("latin-1"))
+                    if text is None:
+                        return
+                    writer.write(text.encode("latin-1", "replace") + b"\n")
+                    await writer.drain()
+                await writer.drain()
+        except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self.connections -= 1
+            writer.close()
+            try:
+                await writer.wait_closed()
+            except (ConnectionError, OSError):
+                pass
