@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jacoby", choices=("on", "off"), default="on", help="money play default (gnubg's set jacoby)")
     parser.add_argument("--beavers", choices=("on", "off"), default="on", help="gnubg's set beavers")
     parser.add_argument("--data-dir", default=None, help="the engine's data folder (weights, bearoff, MET)")
+    parser.add_argument("--gnubg-weights", metavar="FILE", default=None,
+                        help="answer like the gnubg whose binary weights these are (e.g. Debian's "
+                             "/usr/lib/gnubg/gnubg.wd; use with --flavour gnubg-1.07)")
     parser.add_argument("--workers", type=int, default=0, help="engine threads (default: the cores)")
     parser.add_argument("--queue", type=int, default=64, help="requests that may wait for a worker")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
@@ -72,7 +75,14 @@ async def serve(args: argparse.Namespace) -> None:
 
     from bot.serve.external import ExternalServer
 
-    engine = Engine(args.data_dir)
+    if args.gnubg_weights:
+        import tempfile
+
+        from bot.serve.emulation import gnubg107_data_dir
+        folder = gnubg107_data_dir(args.gnubg_weights, tempfile.mkdtemp(prefix="fibsbot-weights-"))
+        engine = Engine(folder, verify=False)
+    else:
+        engine = Engine(args.data_dir)
     settings = decide.ServerSettings(level=level(args.level, args.flavour), jacoby=args.jacoby == "on",
                                      beavers=args.beavers == "on", score_order=args.score_order)
     pool = Pool(args.workers or None, args.queue, args.timeout)

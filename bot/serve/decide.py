@@ -109,7 +109,10 @@ def situation(board: Board, session: SessionOptions, settings: ServerSettings) -
             raise BadBoard("dice out of range")
         dice = dice_pair
     mover_score, other_score = (score_you, score_opp) if you_on_turn else (score_opp, score_you)
-    if settings.score_order == "gnubg":
+    doubled = bool(doubled_token) or (not may_you and not may_opp)
+    # gnubg's swapped reading; its take decision turns the board to the doubled side and back,
+    # which puts the scores right again
+    if settings.score_order == "gnubg" and not doubled:
         mover_score, other_score = other_score, mover_score
     owner = CENTRED
     if bool(may_you) != bool(may_opp):
@@ -126,7 +129,6 @@ def situation(board: Board, session: SessionOptions, settings: ServerSettings) -
                            jacoby=jacoby and money, crawford_rule=not money and session.crawford, dice=dice)
     except ValueError as exc:
         raise BadBoard(str(exc)) from None
-    doubled = bool(doubled_token) or (not may_you and not may_opp)
     return Situation(position, match, dice, doubled, money)
 
 
