@@ -105,8 +105,6 @@ def read_position(p: PositionIn, settings: decide.ServerSettings) -> tuple[Posit
                     match = MatchState.from_match_id(p.match_id)
                 except (ValueError, EngineError) as exc:
                     raise _field_error("match_id", str(exc)) from None
-                if match.on_roll == 0:
-                    position = position  # the position ID is already from the side on roll
             return position, match, match.dice if match else None
         if p.xgid:
             from engine.xgid import from_xgid
