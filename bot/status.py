@@ -11,6 +11,7 @@ engine's latencies (:class:`TimedDecider`, around the decider). Nothing from a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import json
 import logging
@@ -21,6 +22,7 @@ import socket
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
+import uvicorn
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from starlette.applications import Starlette
@@ -217,6 +219,14 @@ def metrics_text(board: StatusBoard) -> bytes:
     return generate_latest(registry)
 
 
+class _BotServer(uvicorn.Server):
+    """uvicorn that leaves the signals to the bot (its drain on the first SIGINT)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 class Endpoint:
     """The running status server (``close()`` stops it)."""
 
@@ -257,8 +267,6 @@ def status_app(board: StatusBoard, routes: Sequence[BaseRoute] = ()) -> Starlett
 async def serve(board: StatusBoard, host: str, port: int, routes: Sequence[BaseRoute] = ()) -> Endpoint:
     """Start the endpoint on uvicorn (already listening when this returns; OSError if the port
     cannot be had). ``routes`` are mounted next to /status and /metrics."""
-    import uvicorn
-
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -272,8 +280,7 @@ async def serve(board: StatusBoard, host: str, port: int, routes: Sequence[BaseR
     config = uvicorn.Config(status_app(board, routes), log_level="warning", access_log=False,
                             h11_max_incomplete_event_size=_REQUEST_LIMIT, timeout_keep_alive=10,
                             limit_concurrency=100, lifespan="off")
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # the bot owns the signals
+    server = _BotServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="status endpoint")
     bound = sock.getsockname()[1]
     log.info("status at http://%s:%d/status", host, bound)

@@ -43,7 +43,7 @@ def settings_at(name: str = "expert", **kw: object) -> decide.ServerSettings:
 async def server() -> AsyncIterator[tuple[ExternalServer, int]]:
     ext = ExternalServer(ENGINE, settings_at(), Pool(2, queue=2000))
     srv = await ext.start("127.0.0.1:0")
-    port = srv.sockets[0].getsockname()[1]
+    port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
     yield ext, port
     srv.close()
 
@@ -136,7 +136,7 @@ async def test_a_full_queue_answers_busy_and_recovers() -> None:
         return real(request)
     ext.compute = held  # type: ignore[method-assign]  # engine calls wait for the test's signal
     srv = await ext.start("127.0.0.1:0")
-    port = srv.sockets[0].getsockname()[1]
+    port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
     clients = [await connect(port) for _ in range(3)]
     for _, w in clients:
         w.write(OPENING_31.encode() + b"\n")

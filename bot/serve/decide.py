@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine import Engine, MatchState, Position
-from engine._core import lib
+import numpy as np
 from engine.cube import (ACTIONS, BEAVER_LIMIT, NODOUBLE_BEAVER, NODOUBLE_DEADCUBE, NODOUBLE_TAKE, NO_REDOUBLE_BEAVER,
                          NO_REDOUBLE_DEADCUBE, NO_REDOUBLE_TAKE, NOT_AVAILABLE, TOOGOOD_PASS, TOOGOOD_TAKE, TOOGOODRE_PASS,
-                         TOOGOODRE_TAKE, answer_double, cube_info)
+                         TOOGOODRE_TAKE, answer_double)
 from engine.levels import EvalSettings, Level
 from engine.match import CENTRED
 from engine.resign import check_resignation
@@ -229,8 +229,8 @@ def answer_board(engine: Engine, board: Board, session: SessionOptions, settings
     if session.resignation:
         return "accept" if resignation_accepted(engine, s, session.resignation, level) else "reject"
     if s.dice is not None:
-        decision = engine.best_move(s.position, s.dice, s.match, level)
-        return format_move(s.position, decision.move, s.dice)
+        play = engine.best_move(s.position, s.dice, s.match, level)
+        return format_move(s.position, play.move, s.dice)
     decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers)
     if _not_available(decision):
         return "double"  # gnubg does not check cube access
@@ -256,6 +256,21 @@ def resignation_accepted(engine: Engine, s: Situation, value: int, level: Level)
     return check_resignation(probs, value if value > 0 else 1, s.match, 1).accept
 
 
+def mwc_of(engine: Engine, match: MatchState, emg: float) -> float:
+    """Player 1's (the side on turn) match winning chance for an equity in EMG (gnubg's
+    conversion: the MWCs of winning and of losing the cube's value, linearly), in single
+    precision as gnubg computes it."""
+    length, score = match.length, match.score
+    if length > 64:  # the table's size: keep each side's away count up to 64
+        away = [min(length - s, 64) for s in score]
+        length, score = 64, (64 - away[0], 64 - away[1])
+    met = engine.met
+    win = np.float32(met.mwc(score, length, 1, match.cube, winner=1, crawford=match.crawford_game))
+    lose = np.float32(met.mwc(score, length, 1, match.cube, winner=0, crawford=match.crawford_game))
+    half = np.float32(0.5)
+    return float(half * (np.float32(emg) * (win - lose) + (win + lose)))
+
+
 def answer_evaluation(engine: Engine, board: Board, session: SessionOptions, options: EvalOptions,
                       settings: ServerSettings) -> str:
     """Six numbers: W WG WBG LG LBG and the equity (MWC in match play) for the side on turn."""
@@ -272,7 +287,6 @@ def answer_evaluation(engine: Engine, board: Board, session: SessionOptions, opt
     result = engine.evaluate_nply(s.position, s.match, ev)
     equity = result.cubeful_equity if options.cubeful else result.equity
     if not s.money:
-        ci = cube_info(s.match, 1, met=engine.met)
-        equity = float(lib.bg_cube_emg_to_mwc(equity, ci))
+        equity = mwc_of(engine, s.match, equity)
     values = list(result.probabilities)[:5] + [equity]
     return " ".join(f"{v:f}" for v in values)

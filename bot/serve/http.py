@@ -172,10 +172,9 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         out = {"probabilities": list(r.probabilities), "equity": r.equity, "cubeful_equity": r.cubeful_equity,
                "plies": r.plies}
         if match is not None and match.length:
-            from engine.cube import cube_info
-            from engine._core import lib
-            ci = cube_info(match, match.on_roll, met=engine.met)
-            out["mwc"] = float(lib.bg_cube_emg_to_mwc(r.cubeful_equity, ci))
+            # the side on roll as player 1 (only the scores and the cube matter here)
+            mover = match if match.on_roll == 1 else match.with_(score=match.score[::-1])
+            out["mwc"] = decide.mwc_of(engine, mover, r.cubeful_equity)
         return out
 
     @app.post("/hint", dependencies=deps)
