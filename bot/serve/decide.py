@@ -61,6 +61,7 @@ class ServerSettings:
     jacoby: bool = True  # gnubg's ``set jacoby``: on by default
     beavers: bool = True  # gnubg's ``set beavers``: 3 allowed by default
     score_order: ScoreOrder = "gnubg"
+    threads: int = 1  # search threads per request (the pool runs one request per core)
 
 
 def _padded(board: Board) -> list[int]:
@@ -220,23 +221,25 @@ def answer_board(engine: Engine, board: Board, session: SessionOptions, settings
         return "Error: " + BADLY_FORMED
     level = settings.level
     if s.doubled:
-        decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers)
+        decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers,
+                                       threads=settings.threads)
         if _not_available(decision):
             return "beaver"  # gnubg's take answer for a verdict it does not list
         answer = answer_double(decision, money=s.money, cube=s.match.cube,
                                beaver_limit=BEAVER_LIMIT if settings.beavers else 0)
         return "drop" if answer == "pass" else answer
     if session.resignation:
-        return "accept" if resignation_accepted(engine, s, session.resignation, level) else "reject"
+        return "accept" if resignation_accepted(engine, s, session.resignation, settings) else "reject"
     if s.dice is not None:
-        play = engine.best_move(s.position, s.dice, s.match, level)
+        play = engine.best_move(s.position, s.dice, s.match, level, threads=settings.threads)
         return format_move(s.position, play.move, s.dice)
-    decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers)
+    decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers,
+                                       threads=settings.threads)
     if _not_available(decision):
         return "double"  # gnubg does not check cube access
     if decision.code in _OPTIONAL:
         # a board request carries no plies: gnubg doubles when the win chance exceeds 0.001
-        win = engine.evaluate_nply(s.position, s.match, level).probabilities[0]
+        win = engine.evaluate_nply(s.position, s.match, level, threads=settings.threads).probabilities[0]
         return "double" if win > 0.001 else "roll"
     return "roll" if decision.code in _ROLLS else "double"
 
@@ -248,9 +251,9 @@ def _not_available(decision: Any) -> bool:
         not decision.cube_available and decision.code not in (NODOUBLE_DEADCUBE, NO_REDOUBLE_DEADCUBE)))
 
 
-def resignation_accepted(engine: Engine, s: Situation, value: int, level: Level) -> bool:
+def resignation_accepted(engine: Engine, s: Situation, value: int, settings: ServerSettings) -> bool:
     """gnubg's test: the resigner (on turn) keeps no more than playing on gives (within 1e-6)."""
-    probs = engine.evaluate_nply(s.position, s.match, level).probabilities
+    probs = engine.evaluate_nply(s.position, s.match, settings.level, threads=settings.threads).probabilities
     if value > 3:
         return True  # gnubg answers ``accept`` to an undefined level
     return check_resignation(probs, value if value > 0 else 1, s.match, 1).accept
@@ -284,7 +287,7 @@ def answer_evaluation(engine: Engine, board: Board, session: SessionOptions, opt
                       deterministic=options.deterministic, noise=options.noise,
                       efficiency_set=settings.level.cube.efficiency_set,
                       noise_centred=settings.level.cube.noise_centred)
-    result = engine.evaluate_nply(s.position, s.match, ev)
+    result = engine.evaluate_nply(s.position, s.match, ev, threads=settings.threads)
     equity = result.cubeful_equity if options.cubeful else result.equity
     if not s.money:
         equity = mwc_of(engine, s.match, equity)

@@ -52,6 +52,11 @@ class DiceIn(PositionIn):
     dice: tuple[int, int] = Field(..., examples=[[3, 1]])
 
 
+class ExternalIn(BaseModel):
+    line: str = Field(..., max_length=protocol.MAX_LINE,
+                      description="a request line of gnubg's external interface (a board: line with options)")
+
+
 class ResignIn(PositionIn):
     value: int = Field(1, ge=1, le=3, description="1 single, 2 gammon, 3 backgammon")
 
@@ -168,7 +173,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         """Five probabilities, cubeless and cubeful equity (and MWC in match play) at the level's cube context."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        r = await call("evaluate", lv.name, lambda: engine.evaluate_nply(position, match, lv))
+        r = await call("evaluate", lv.name, lambda: engine.evaluate_nply(position, match, lv, threads=1))
         out = {"probabilities": list(r.probabilities), "equity": r.equity, "cubeful_equity": r.cubeful_equity,
                "plies": r.plies}
         if match is not None and match.length:
@@ -182,7 +187,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         """Ranked plays with equities and differences from the best, as ``fibsbot hint``."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        d = await call("hint", lv.name, lambda: engine.best_move(position, p.dice, match, lv))
+        d = await call("hint", lv.name, lambda: engine.best_move(position, p.dice, match, lv, threads=1))
         cands = d.candidates
         best = cands[0].equity if cands else 0.0
         return {"move": str(d.move), "level": lv.name,
@@ -195,7 +200,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         """No double, double/take or double/pass, with gnubg's proper action."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        c = await call("cube", lv.name, lambda: engine.cube_decision(position, match, lv))
+        c = await call("cube", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
         return {"action": c.action, "no_double": c.equities.nd, "double_take": c.equities.dt,
                 "double_pass": c.equities.dp, "should_double": c.should_double, "should_take": c.should_take,
                 "should_beaver": c.should_beaver}
@@ -208,6 +213,24 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         accept = await call("resign", lv.name, lambda: engine.accept_resignation(position, match, lv, p.value))
         offer = await call("resign", lv.name, lambda: engine.resign_offer(position, match, lv))
         return {"accept": accept, "offer": offer}
+
+    @app.post("/external", dependencies=deps)
+    async def external(body: ExternalIn) -> dict[str, str]:
+        """The external socket's reply to one board or ``evaluation fibsboard`` line, at the server's level."""
+        request = protocol.parse(body.line)
+        if isinstance(request, protocol.Failure):
+            raise _field_error("line", request.text)
+        if isinstance(request, protocol.BoardRequest):
+            board = request
+            reply = await call("external", settings.level.name, lambda: decide.answer_board(
+                engine, board.board, board.session, settings))
+        elif isinstance(request, protocol.EvalRequest):
+            ev = request
+            reply = await call("external", settings.level.name, lambda: decide.answer_evaluation(
+                engine, ev.board, ev.session, ev.options, settings))
+        else:
+            raise _field_error("line", "only board and evaluation requests")
+        return {"reply": reply}
 
     @app.post("/legal-moves", dependencies=deps)
     async def legal_moves(p: DiceIn) -> dict[str, Any]:
@@ -274,7 +297,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         match = wildbg_match(x_away, o_away)
         lv = level_named("expert")
         p = await call("eval", lv.name, lambda: engine.evaluate(position))
-        c = await call("eval", lv.name, lambda: engine.cube_decision(position, match, lv))
+        c = await call("eval", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
         return {"cube": {"double": bool(c.should_double), "accept": bool(c.should_take)},
                 "probabilities": probs_json(p)}
 
