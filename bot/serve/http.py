@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from engine import Engine, MatchState, Position
 from engine.errors import EngineError
 from engine.levels import level as level_named
+from engine import rollout
 from engine.rollout import RolloutResult
 
 from bot.serve import decide, protocol
@@ -73,6 +74,9 @@ class RolloutIn(PositionIn):
 class RolloutJobState:
     id: str
     total: int
+    spec: rollout.RolloutJob
+    values: list[Any] | None = None  # per-candidate trial values kept after each chunk
+    running: bool = False
     done: int = 0
     result: RolloutResult | None = None
     error: str | None = None
@@ -306,16 +310,29 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         """Start a rollout job: the position, the ``plays`` best plays of ``dice``, or the cube."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        running = sum(1 for j in jobs.values() if j.result is None and j.error is None)
+        running = sum(1 for j in jobs.values() if j.running)
         if running >= MAX_ROLLOUTS:
             raise HTTPException(503, "too many rollouts running", headers={"Retry-After": "10"})
         candidates: Any = "cube" if p.cube else None
         if p.dice is not None and not p.cube:
             d = engine.best_move(position, p.dice, match, lv)
             candidates = [c.move for c in d.candidates[:p.plays]] or None
-        job = RolloutJobState(uuid.uuid4().hex[:12], p.trials)
+        try:
+            spec = rollout.RolloutJob.of(position, match, candidates,
+                                         rollout.RolloutSettings(trials=p.trials, level=lv, seed=p.seed))
+        except ValueError as exc:
+            raise _field_error("cube" if p.cube else "position_id", str(exc)) from None
+        job = RolloutJobState(uuid.uuid4().hex[:12], p.trials, spec)
         jobs[job.id] = job
+        launch(job)
+        return {"id": job.id, "trials": p.trials}
+
+    def launch(job: RolloutJobState) -> None:
+        """Runs (or continues, from the trials kept) the job on its own thread."""
         loop = asyncio.get_running_loop()
+        job.cancelled.clear()
+        job.error = None
+        job.running = True
 
         def progress(done: int, total: int, partial: Any) -> None:
             job.done = done
@@ -324,20 +341,32 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             if job.cancelled.is_set():
                 raise _Cancelled()
 
+        def keep(values: list[Any]) -> None:
+            job.values = list(values)
+
         def work() -> None:
             pool.rollouts.inc()
             try:
-                job.result = engine.rollout(position, match, candidates=candidates, trials=p.trials, level=lv,
-                                            seed=p.seed, threads=1, progress=progress)
+                job.result = rollout.run(engine, job.spec, threads=1, progress=progress, done=job.values,
+                                         on_chunk=keep)
             except _Cancelled:
                 job.error = "cancelled"
             except Exception as exc:  # reported to the client as the job's error
                 job.error = str(exc)
             finally:
+                job.running = False
                 pool.rollouts.dec()
                 loop.call_soon_threadsafe(job.updates.put_nowait, {"end": True})
-        loop.run_in_executor(None, work)
-        return {"id": job.id, "trials": p.trials}
+        threading.Thread(target=work, name=f"rollout {job.id}", daemon=True).start()
+
+    @app.post("/rollouts/{job_id}/resume", status_code=202, dependencies=deps)
+    async def resume_rollout(job_id: str) -> dict[str, Any]:
+        """Continue a cancelled (or failed) job from the trials it kept; the same dice as one run."""
+        job = get_job(job_id)
+        if job.running or job.result is not None:
+            raise _field_error("id", f"rollout {job_id!r} is {'running' if job.running else 'finished'}")
+        launch(job)
+        return {"id": job.id, "trials": job.done}
 
     def get_job(job_id: str) -> RolloutJobState:
         job = jobs.get(job_id)
@@ -365,7 +394,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
 
         async def stream() -> AsyncIterator[bytes]:
             while True:
-                if job.result is not None or job.error is not None:
+                if not job.running:
                     if job.updates.empty():
                         final = {"error": job.error, "result": job.result.as_json() if job.result else None}
                         yield f"event: end\ndata: {json.dumps(final)}\n\n".encode()
