@@ -37,6 +37,7 @@ from bot.serve.pool import Busy, Pool
 T = TypeVar("T")
 MAX_BODY = 64 * 1024
 MAX_ROLLOUTS = 4
+ROLLOUT_CHUNK = 36  # trials between progress events (and cancellation points)
 
 
 class PositionIn(BaseModel):
@@ -338,7 +339,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             job.done = done
             loop.call_soon_threadsafe(job.updates.put_nowait, {"trials": done, "total": total,
                                                                "result": partial.as_json()})
-            if job.cancelled.is_set():
+            if job.cancelled.is_set() and done < total:
                 raise _Cancelled()
 
         def keep(values: list[Any]) -> None:
@@ -348,7 +349,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             pool.rollouts.inc()
             try:
                 job.result = rollout.run(engine, job.spec, threads=1, progress=progress, done=job.values,
-                                         on_chunk=keep)
+                                         on_chunk=keep, chunk=ROLLOUT_CHUNK)
             except _Cancelled:
                 job.error = "cancelled"
             except Exception as exc:  # reported to the client as the job's error
