@@ -218,3 +218,38 @@ def test_fuzzed_requests_never_break_the_parser_or_the_answer(line: str) -> None
     elif isinstance(request, protocol.EvalRequest):
         reply = decide.answer_evaluation(ENGINE, request.board, request.session, request.options, settings_at())
         assert reply == "Error: badly formed board" or len(reply.split()) == 6
+
+
+def test_fibsbot_serve_command(tmp_path: pathlib.Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from bot.cli import main
+
+    assert main(["serve"]) == 2
+    assert main(["serve", "--external", "0.0.0.0:8642"]) == 2  # beyond loopback without --allow-remote
+    assert main(["serve", "--external", "127.0.0.1:8642", "--level", "godlike"]) == 2
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{port}",
+                             "--score-order", "fibs"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
+        with conn:
+            reader = conn.makefile("rb")
+            conn.sendall(SCORE_ORDER.encode() + b"\n")
+            assert reader.readline() == b"double\n"  # the FIBS reading of the scores
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+    assert b"Traceback" not in err, err
