@@ -238,6 +238,15 @@ class Endpoint:
     def close(self) -> None:
         self.server.should_exit = True
 
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        """Close and wait for the server to finish (open connections are cut after ``timeout_s``)."""
+        self.close()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.task), timeout_s)
+        except Exception:  # the status page must never hold the bot's exit
+            self.server.force_exit = True
+            self.task.cancel()
+
 
 def status_app(board: StatusBoard, routes: Sequence[BaseRoute] = ()) -> Starlette:
     """``GET /status`` (JSON) and ``GET /metrics`` (Prometheus), plus ``routes`` (e.g. a dashboard)."""
