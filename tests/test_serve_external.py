@@ -121,9 +121,10 @@ async def test_many_connections_at_once(server: tuple[ExternalServer, int]) -> N
             return (await ask(r, w, OPENING_31.encode() + b"\n"))[0]
         finally:
             w.close()
-    replies = await asyncio.gather(*(client(i) for i in range(300)))
-    assert replies == ["8/5* 6/5 "] * 300
-    assert ext.connections <= 300
+    replies = await asyncio.gather(*(client(i) for i in range(1000)))
+    assert replies == ["8/5* 6/5 "] * 1000
+    await asyncio.sleep(0.1)
+    assert ext.connections == 0
 
 
 async def test_a_full_queue_answers_busy_and_recovers() -> None:
@@ -146,6 +147,21 @@ async def test_a_full_queue_answers_busy_and_recovers() -> None:
     release.set()
     for r, _ in clients[:2]:
         assert await asyncio.wait_for(r.readline(), 30) == b"8/5* 6/5 \n"
+    srv.close()
+
+
+async def test_a_client_stuck_inside_a_line_is_cut() -> None:
+    ext = ExternalServer(ENGINE, settings_at(), Pool(1), line_s=0.5)
+    srv = await ext.start("127.0.0.1:0")
+    port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    r, w = await connect(port)
+    assert await ask(r, w, b"help\n") == ["\tNo help information available"]
+    await asyncio.sleep(1.0)  # idle between requests: kept
+    w.write(b"board:You:Opp:9999")  # a line begun and never finished
+    await w.drain()
+    assert await asyncio.wait_for(r.read(), 10) == b""  # closed
+    r2, w2 = await connect(port)
+    assert await ask(r2, w2, b"help\n") == ["\tNo help information available"]
     srv.close()
 
 

@@ -29,7 +29,8 @@ HELP_REPLY = "\tNo help information available"
 LINE_TOO_LONG = "Error: line too long (at most 254 characters)"
 BUSY = "Error: server busy, try again"
 TIMEOUT = "Error: evaluation timed out"
-IDLE_S = 3600.0
+IDLE_S = 24 * 3600.0  # a bot between matches may stay quiet for long
+LINE_S = 30.0  # a started line must be finished within this (slow clients are cut)
 
 
 @dataclass
@@ -42,12 +43,14 @@ class ExternalServer:
     """The external-player service on one TCP or Unix address."""
 
     def __init__(self, engine: Engine, settings: decide.ServerSettings, pool: Pool, *,
-                 max_line: int = protocol.MAX_LINE, idle_s: float = IDLE_S, max_connections: int = 1000) -> None:
+                 max_line: int = protocol.MAX_LINE, idle_s: float = IDLE_S, line_s: float = LINE_S,
+                 max_connections: int = 1000) -> None:
         self.engine = engine
         self.settings = settings
         self.pool = pool
         self.max_line = max_line
         self.idle_s = idle_s
+        self.line_s = line_s
         self.max_connections = max_connections
         self.connections = 0
         self.server: asyncio.AbstractServer | None = None
@@ -56,11 +59,11 @@ class ExternalServer:
         """Listen on ``host:port`` (an empty host: all interfaces) or a Unix socket path."""
         if ":" in address:
             host, _, port = address.rpartition(":")
-            self.server = await asyncio.start_server(self.client, host or None, int(port), limit=2 * self.max_line)
+            self.server = await asyncio.start_server(self.client, host or None, int(port), backlog=1024)
         else:
             if os.path.exists(address):
                 os.unlink(address)
-            self.server = await asyncio.start_unix_server(self.client, address, limit=2 * self.max_line)
+            self.server = await asyncio.start_unix_server(self.client, address, backlog=1024)
         return self.server
 
     def reply(self, conn: _Conn, request: protocol.Request) -> str | None:
@@ -112,6 +115,8 @@ class ExternalServer:
             self.pool.observe("external", endpoint, self.settings.level.name, started, error)
 
     async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection: its lines answered in order; idle for ``idle_s`` or stuck inside a
+        line for ``line_s``, it is closed; beyond ``max_connections`` it is closed at once."""
         if self.connections >= self.max_connections:
             writer.close()
             return
@@ -121,7 +126,8 @@ class ExternalServer:
         skipping = False  # inside an over-long line: drop bytes up to its LF
         try:
             while True:
-                chunk = await asyncio.wait_for(reader.read(4096), self.idle_s)
+                waiting = self.line_s if buffer or skipping else self.idle_s
+                chunk = await asyncio.wait_for(reader.read(4096), waiting)
                 if not chunk:
                     return
                 buffer += chunk
