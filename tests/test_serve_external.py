@@ -175,6 +175,16 @@ async def test_unix_socket(tmp_path: pathlib.Path) -> None:
     os.unlink(path)
 
 
+def test_evaluation_ignores_the_dice() -> None:
+    with_dice = protocol.parse("evaluation fibsboard " + OPENING_31 + " cubeful")
+    assert isinstance(with_dice, protocol.EvalRequest)
+    odd = protocol.parse("evaluation fibsboard " + OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:9:9:0:0:1:1:1:"))
+    assert isinstance(odd, protocol.EvalRequest)
+    a = decide.answer_evaluation(ENGINE, with_dice.board, with_dice.session, with_dice.options, settings_at())
+    b = decide.answer_evaluation(ENGINE, odd.board, odd.session, with_dice.options, settings_at())
+    assert a == b and len(a.split()) == 6
+
+
 def test_score_order_switch() -> None:
     request = protocol.parse(SCORE_ORDER)
     assert isinstance(request, protocol.BoardRequest)

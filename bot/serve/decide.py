@@ -277,8 +277,10 @@ def mwc_of(engine: Engine, match: MatchState, emg: float) -> float:
 def answer_evaluation(engine: Engine, board: Board, session: SessionOptions, options: EvalOptions,
                       settings: ServerSettings) -> str:
     """Six numbers: W WG WBG LG LBG and the equity (MWC in match play) for the side on turn."""
+    no_dice = _padded(board)
+    no_dice[30:34] = [0, 0, 0, 0]  # gnubg ignores the dice here
     try:
-        s = situation(board, session, settings)
+        s = situation(Board(board.player, board.opponent, tuple(no_dice)), session, settings)
     except BadBoard:
         return "Error: " + BADLY_FORMED
     if not 0 <= options.plies <= 4 or not 0.0 <= options.noise <= 1.0:
