@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -34,9 +35,9 @@ OPENING_PIPS = "p24=2&p13=5&p8=3&p6=5&p1=-2&p12=-5&p17=-3&p19=-5"
 
 
 class Running:
-    def __init__(self, pool: Pool, token: str | None = None) -> None:
+    def __init__(self, pool: Pool, token: str | None = None, **kw: Any) -> None:
         self.pool = pool
-        app = build_app(ENGINE, pool, decide.ServerSettings(level=level("expert")), token=token)
+        app = build_app(ENGINE, pool, decide.ServerSettings(level=level("expert")), token=token, **kw)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
@@ -193,6 +194,26 @@ def test_rollout_cancelled_then_resumed_equals_one_run(api: httpx.Client) -> Non
         assert a["trials"] == b["trials"] == 144
         assert a["equity"] == pytest.approx(b["equity"], abs=1e-9)
         assert a["cubeful_equity"] == pytest.approx(b["cubeful_equity"], abs=1e-9)
+
+
+def test_rollout_on_a_dask_cluster_equals_a_local_one() -> None:
+    distributed = pytest.importorskip("distributed")
+    from bot.serve.http import dask_rollouts
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        running = Running(Pool(1), rollouts=dask_rollouts(cluster.scheduler_address))
+        try:
+            with httpx.Client(base_url=running.base, timeout=60) as client:
+                job = client.post("/rollouts", json={"position_id": OPENING, "trials": 72, "seed": 3}).json()["id"]
+                deadline = time.monotonic() + 120
+                while (state := client.get(f"/rollouts/{job}").json())["result"] is None:
+                    assert time.monotonic() < deadline and state["error"] is None, state
+                    time.sleep(0.1)
+        finally:
+            running.stop()
+    want = ENGINE.rollout(Position.initial(), None, trials=72, seed=3, threads=1).as_json()
+    assert state["result"]["candidates"][0]["equity"] == pytest.approx(want["candidates"][0]["equity"], abs=1e-9)
 
 
 def test_full_queue_answers_503_and_metrics_count(api: httpx.Client) -> None:

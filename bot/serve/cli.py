@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=0, help="engine threads (default: the cores)")
     parser.add_argument("--queue", type=int, default=64, help="requests that may wait for a worker")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
+    parser.add_argument("--executor", choices=("threads", "dask"), default="threads",
+                        help="where HTTP rollout jobs run: here, or on a Dask cluster (--scheduler)")
+    parser.add_argument("--scheduler", default=None, help="the Dask scheduler's address (--executor dask)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="let the external socket listen on a non-loopback address (firewall it)")
     parser.add_argument("--token", default=os.environ.get("FIBSBOT_SERVE_TOKEN"),
@@ -60,6 +63,8 @@ def check_binds(args: argparse.Namespace) -> str | None:
         host = args.external.rpartition(":")[0]
         if not is_loopback(host) and not args.allow_remote:
             return f"--external {args.external} is not loopback: add --allow-remote (and firewall the port)"
+    if args.executor == "dask" and not args.scheduler:
+        return "--executor dask needs --scheduler ADDRESS"
     if args.http:
         if ":" not in args.http:
             return "--http wants HOST:PORT"
@@ -95,9 +100,10 @@ async def serve(args: argparse.Namespace) -> None:
     if args.http:
         import uvicorn
 
-        from bot.serve.http import build_app
+        from bot.serve.http import build_app, dask_rollouts, local_rollouts
         host, _, port = args.http.rpartition(":")
-        app = build_app(engine, pool, settings, token=args.token if not is_loopback(host) or args.token else None)
+        runner = dask_rollouts(args.scheduler) if args.executor == "dask" else local_rollouts
+        app = build_app(engine, pool, settings, token=args.token or None, rollouts=runner)
         config = uvicorn.Config(app, host=host, port=int(port), log_level="warning", limit_concurrency=2000,
                                 timeout_keep_alive=30, h11_max_incomplete_event_size=16384)
         print(f"http: http://{args.http}/docs", flush=True)

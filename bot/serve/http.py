@@ -134,8 +134,29 @@ def read_position(p: PositionIn, settings: decide.ServerSettings) -> tuple[Posit
     return s.position, s.match, s.dice
 
 
-def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, token: str | None = None) -> FastAPI:
-    """The API; with ``token``, every endpoint wants ``Authorization: Bearer <token>``."""
+RolloutRunner = Callable[..., RolloutResult]
+
+
+def local_rollouts(engine: Engine, job: rollout.RolloutJob, **kw: Any) -> RolloutResult:
+    """A rollout on this machine, one thread, progress every :data:`ROLLOUT_CHUNK` trials."""
+    return rollout.run(engine, job, threads=1, chunk=ROLLOUT_CHUNK, **kw)
+
+
+def dask_rollouts(scheduler: str) -> RolloutRunner:
+    """Rollouts as trial ranges on the Dask cluster at ``scheduler``."""
+    from bot.tournament.executors import DaskRollout
+
+    executor = DaskRollout(scheduler)
+
+    def run(engine: Engine, job: rollout.RolloutJob, **kw: Any) -> RolloutResult:
+        return executor.run(engine, job, **kw)
+    return run
+
+
+def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, token: str | None = None,
+              rollouts: RolloutRunner = local_rollouts) -> FastAPI:
+    """The API; with ``token``, every endpoint wants ``Authorization: Bearer <token>``;
+    ``rollouts`` runs the rollout jobs (:func:`local_rollouts` or :func:`dask_rollouts`)."""
     app = FastAPI(title="fibsbot engine", version="1",
                   description="gnubg-exact evaluations, plays and cube decisions at every level and match score.")
     jobs: dict[str, RolloutJobState] = {}
@@ -348,8 +369,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         def work() -> None:
             pool.rollouts.inc()
             try:
-                job.result = rollout.run(engine, job.spec, threads=1, progress=progress, done=job.values,
-                                         on_chunk=keep, chunk=ROLLOUT_CHUNK)
+                job.result = rollouts(engine, job.spec, progress=progress, done=job.values, on_chunk=keep)
             except _Cancelled:
                 job.error = "cancelled"
             except Exception as exc:  # reported to the client as the job's error
