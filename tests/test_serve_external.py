@@ -279,3 +279,37 @@ def test_fibsbot_serve_command(tmp_path: pathlib.Path) -> None:
         proc.terminate()
         out, err = proc.communicate(timeout=30)
     assert b"Traceback" not in err, err
+
+
+async def test_a_client_that_leaves_cancels_its_queued_request() -> None:
+    release = threading.Event()
+    calls: list[str] = []
+    ext = ExternalServer(ENGINE, settings_at(), Pool(1, queue=5))
+    real = ext.compute
+
+    def held(request: protocol.BoardRequest | protocol.EvalRequest) -> str:
+        calls.append("call")
+        release.wait(30)
+        return real(request)
+    ext.compute = held  # type: ignore[method-assign]  # engine calls wait for the test's signal
+    srv = await ext.start("127.0.0.1:0")
+    port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    (ra, wa), (rb, wb) = await connect(port), await connect(port)
+    wa.write(OPENING_31.encode() + b"\n")
+    await wa.drain()
+    while ext.pool.pending < 1:
+        await asyncio.sleep(0.01)
+    wb.write(OPENING_31.encode() + b"\n")  # queued behind A
+    await wb.drain()
+    while ext.pool.pending < 2:
+        await asyncio.sleep(0.01)
+    wb.close()  # B leaves while its request waits
+    deadline = asyncio.get_running_loop().time() + 10
+    while ext.pool.pending > 1:
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.01)
+    release.set()
+    assert await asyncio.wait_for(ra.readline(), 30) == b"8/5* 6/5 \n"
+    await asyncio.sleep(0.2)
+    assert calls == ["call"]  # B's request never reached the engine
+    srv.close()

@@ -249,3 +249,25 @@ def test_token_guards_every_endpoint() -> None:
             assert ok.status_code == 200
     finally:
         running.stop()
+
+
+def test_a_client_that_leaves_cancels_its_queued_request() -> None:
+    pool = Pool(1, queue=4)
+    running = Running(pool)
+    release = threading.Event()
+    blocker = pool.executor.submit(release.wait, 30)  # the only worker is busy
+    try:
+        with httpx.Client(base_url=running.base, timeout=0.5) as client:
+            with pytest.raises(httpx.TimeoutException):
+                client.post("/evaluate", json={"position_id": OPENING})
+        deadline = time.monotonic() + 10
+        while pool.pending:  # the request left the queue when its client went
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        release.set()
+        blocker.result(10)
+        with httpx.Client(base_url=running.base, timeout=30) as client:
+            assert client.post("/evaluate", json={"position_id": OPENING}).status_code == 200
+    finally:
+        release.set()
+        running.stop()

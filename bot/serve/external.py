@@ -114,6 +114,27 @@ class ExternalServer:
         finally:
             self.pool.observe("external", endpoint, self.settings.level.name, started, error)
 
+    async def _answer_watching(self, conn: _Conn, line: str, reader: asyncio.StreamReader
+                               ) -> tuple[str | None, bytes, bool]:
+        """(the reply, bytes read meanwhile, whether the client left). A client that closes
+        its connection while its request waits or runs cancels the request: a request still
+        queued never reaches the engine."""
+        task = asyncio.ensure_future(self.answer(conn, line))
+        more = b""
+        while not task.done() and len(more) <= self.max_line:
+            read = asyncio.ensure_future(reader.read(4096))
+            await asyncio.wait({task, read}, return_when=asyncio.FIRST_COMPLETED)
+            if not read.done():
+                read.cancel()  # a pending read gives nothing up when cancelled
+                continue
+            data = read.result() if not read.cancelled() and read.exception() is None else b""
+            if not data:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                return None, more, True
+            more += data
+        return await task, more, False
+
     async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One connection: its lines answered in order; idle for ``idle_s`` or stuck inside a
         line for ``line_s``, it is closed; beyond ``max_connections`` it is closed at once."""
@@ -146,8 +167,9 @@ class ExternalServer:
                     if len(raw) > self.max_line:
                         writer.write(LINE_TOO_LONG.encode() + b"\n")
                         continue
-                    text = await self.answer(conn, raw.decode("latin-1"))
-                    if text is None:
+                    text, more, gone = await self._answer_watching(conn, raw.decode("latin-1"), reader)
+                    buffer += more
+                    if gone or text is None:
                         return
                     writer.write(text.encode("latin-1", "replace") + b"\n")
                     await writer.drain()

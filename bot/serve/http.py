@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from prometheus_client import generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pydantic import BaseModel, Field
 
 from engine import Engine, MatchState, Position
@@ -137,6 +138,36 @@ def read_position(p: PositionIn, settings: decide.ServerSettings) -> tuple[Posit
 RolloutRunner = Callable[..., RolloutResult]
 
 
+class BodyLimit:
+    """Refuses a request whose declared body is over :data:`MAX_BODY` bytes (413), and cuts
+    one that sends more than it declared or streams past the limit. A plain ASGI
+    middleware, so that a client's disconnect still reaches the endpoint."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        size = dict(scope.get("headers") or []).get(b"content-length")
+        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
+            response = JSONResponse({"detail": {"field": "body", "message": f"at most {MAX_BODY} bytes"}}, 413)
+            await response(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > MAX_BODY:
+                    return {"type": "http.disconnect"}
+            return message
+        await self.app(scope, limited, send)
+
+
 def local_rollouts(engine: Engine, job: rollout.RolloutJob, **kw: Any) -> RolloutResult:
     """A rollout on this machine, one thread, progress every :data:`ROLLOUT_CHUNK` trials."""
     return rollout.run(engine, job, threads=1, chunk=ROLLOUT_CHUNK, **kw)
@@ -171,18 +202,22 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
 
     deps = [Depends(auth)]
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
-        size = request.headers.get("content-length")
-        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
-            return JSONResponse({"detail": {"field": "body", "message": f"at most {MAX_BODY} bytes"}}, 413)
-        return await call_next(request)
+    app.add_middleware(BodyLimit)
 
-    async def call(endpoint: str, level: str, fn: Callable[[], T]) -> T:
+    async def call(request: Request, endpoint: str, level: str, fn: Callable[[], T]) -> T:
+        """``fn()`` on the pool; a client that disconnects meanwhile cancels it (still queued,
+        it never runs)."""
         started = time.perf_counter()
         error = True
+        task = asyncio.ensure_future(pool.run(fn))
         try:
-            result = await pool.run(fn)
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.05)
+                if not task.done() and await request.is_disconnected():
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                    raise HTTPException(499, "the client closed the request")
+            result = task.result()
             error = False
             return result
         except Busy:
@@ -195,11 +230,11 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             pool.observe("http", endpoint, level, started, error)
 
     @app.post("/evaluate", dependencies=deps)
-    async def evaluate(p: PositionIn) -> dict[str, Any]:
+    async def evaluate(p: PositionIn, request: Request) -> dict[str, Any]:
         """Five probabilities, cubeless and cubeful equity (and MWC in match play) at the level's cube context."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        r = await call("evaluate", lv.name, lambda: engine.evaluate_nply(position, match, lv, threads=1))
+        r = await call(request, "evaluate", lv.name, lambda: engine.evaluate_nply(position, match, lv, threads=1))
         out = {"probabilities": list(r.probabilities), "equity": r.equity, "cubeful_equity": r.cubeful_equity,
                "plies": r.plies}
         if match is not None and match.length:
@@ -209,11 +244,11 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         return out
 
     @app.post("/hint", dependencies=deps)
-    async def hint(p: DiceIn) -> dict[str, Any]:
+    async def hint(p: DiceIn, request: Request) -> dict[str, Any]:
         """Ranked plays with equities and differences from the best, as ``fibsbot hint``."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        d = await call("hint", lv.name, lambda: engine.best_move(position, p.dice, match, lv, threads=1))
+        d = await call(request, "hint", lv.name, lambda: engine.best_move(position, p.dice, match, lv, threads=1))
         cands = d.candidates
         best = cands[0].equity if cands else 0.0
         return {"move": str(d.move), "level": lv.name,
@@ -222,37 +257,37 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                                for c in cands]}
 
     @app.post("/cube", dependencies=deps)
-    async def cube(p: PositionIn) -> dict[str, Any]:
+    async def cube(p: PositionIn, request: Request) -> dict[str, Any]:
         """No double, double/take or double/pass, with gnubg's proper action."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        c = await call("cube", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
+        c = await call(request, "cube", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
         return {"action": c.action, "no_double": c.equities.nd, "double_take": c.equities.dt,
                 "double_pass": c.equities.dp, "should_double": c.should_double, "should_take": c.should_take,
                 "should_beaver": c.should_beaver}
 
     @app.post("/resign", dependencies=deps)
-    async def resign(p: ResignIn) -> dict[str, Any]:
+    async def resign(p: ResignIn, request: Request) -> dict[str, Any]:
         """Whether the side on roll accepts a resignation of ``value``, and what it would offer itself."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        accept = await call("resign", lv.name, lambda: engine.accept_resignation(position, match, lv, p.value))
-        offer = await call("resign", lv.name, lambda: engine.resign_offer(position, match, lv))
+        accept = await call(request, "resign", lv.name, lambda: engine.accept_resignation(position, match, lv, p.value))
+        offer = await call(request, "resign", lv.name, lambda: engine.resign_offer(position, match, lv))
         return {"accept": accept, "offer": offer}
 
     @app.post("/external", dependencies=deps)
-    async def external(body: ExternalIn) -> dict[str, str]:
+    async def external(body: ExternalIn, request: Request) -> dict[str, str]:
         """The external socket's reply to one board or ``evaluation fibsboard`` line, at the server's level."""
-        request = protocol.parse(body.line)
-        if isinstance(request, protocol.Failure):
-            raise _field_error("line", request.text)
-        if isinstance(request, protocol.BoardRequest):
-            board = request
-            reply = await call("external", settings.level.name, lambda: decide.answer_board(
+        parsed = protocol.parse(body.line)
+        if isinstance(parsed, protocol.Failure):
+            raise _field_error("line", parsed.text)
+        if isinstance(parsed, protocol.BoardRequest):
+            board = parsed
+            reply = await call(request, "external", settings.level.name, lambda: decide.answer_board(
                 engine, board.board, board.session, settings))
-        elif isinstance(request, protocol.EvalRequest):
-            ev = request
-            reply = await call("external", settings.level.name, lambda: decide.answer_evaluation(
+        elif isinstance(parsed, protocol.EvalRequest):
+            ev = parsed
+            reply = await call(request, "external", settings.level.name, lambda: decide.answer_evaluation(
                 engine, ev.board, ev.session, ev.options, settings))
         else:
             raise _field_error("line", "only board and evaluation requests")
@@ -314,7 +349,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                 return [{"play": [], "probabilities": probs_json(engine.evaluate(position))}]
             return [{"play": [{"from": s.src, "to": s.dst} for s in c.move.steps],
                      "probabilities": probs_json(c.probabilities)} for c in d.candidates]
-        return {"moves": await call("move", "expert", work)}
+        return {"moves": await call(request, "move", "expert", work)}
 
     @app.get("/eval", dependencies=deps)
     async def wildbg_eval(request: Request, x_away: int | None = None, o_away: int | None = None) -> Any:
@@ -322,8 +357,8 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         position = wildbg_position(_pips(request))
         match = wildbg_match(x_away, o_away)
         lv = level_named("expert")
-        p = await call("eval", lv.name, lambda: engine.evaluate(position))
-        c = await call("eval", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
+        p = await call(request, "eval", lv.name, lambda: engine.evaluate(position))
+        c = await call(request, "eval", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
         return {"cube": {"double": bool(c.should_double), "accept": bool(c.should_take)},
                 "probabilities": probs_json(p)}
 
