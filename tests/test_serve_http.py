@@ -110,6 +110,8 @@ def test_errors_name_the_field(api: httpx.Client) -> None:
         assert r.status_code == 422 and r.json()["detail"]["field"] == name, (body, r.text)
     r = api.post("/hint", json={"position_id": OPENING})
     assert r.status_code == 422 and "dice" in r.text
+    r = api.post("/hint", json={"position_id": OPENING, "dice": [0, 9]})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][-2:] == ["dice", 0]
     r = api.post("/evaluate", content=b"{" * 100_000, headers={"content-type": "application/json"})
     assert r.status_code == 413 and "body" in r.text
     r = api.post("/evaluate", content=b"\x00\xff garbage", headers={"content-type": "application/json"})

@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
@@ -51,8 +51,11 @@ class PositionIn(BaseModel):
     level: str = Field("expert", max_length=40)
 
 
+Die = Annotated[int, Field(ge=1, le=6)]
+
+
 class DiceIn(PositionIn):
-    dice: tuple[int, int] = Field(..., examples=[[3, 1]])
+    dice: tuple[Die, Die] = Field(..., examples=[[3, 1]])
 
 
 class ExternalIn(BaseModel):
@@ -65,7 +68,7 @@ class ResignIn(PositionIn):
 
 
 class RolloutIn(PositionIn):
-    dice: tuple[int, int] | None = None
+    dice: tuple[Die, Die] | None = None
     plays: int = Field(3, ge=1, le=10)
     cube: bool = False
     trials: int = Field(1296, ge=1, le=1_000_000)
