@@ -22,6 +22,9 @@ _SESSION_OPTS = {"jacobyrule", "crawfordrule", "resignation", "beavers"}
 _EVAL_OPTS = {"plies", "cube", "cubeful", "cubeless", "prune", "deterministic", "noise"}
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 _INT = re.compile(r"[-+]?[0-9]+")
+_WORD = re.compile(r"[ \t\r]*([^ \t\r]*)")
+_BLANK = re.compile(r"[ \t\r]*")
+_PLAIN_BOARD = re.compile(r"board:([A-Za-z0-9_]+):([A-Za-z0-9_]+)((?::[-+]?[0-9]{1,10}){1,50})(?=[ \t\r]|$)")
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)")
 
 
@@ -99,20 +102,20 @@ class _Scanner:
         self.pos = 0
 
     def skip_blank(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in " \t\r":
-            self.pos += 1
+        m = _BLANK.match(self.text, self.pos)
+        assert m is not None
+        self.pos = m.end()
 
     def at_end(self) -> bool:
         self.skip_blank()
         return self.pos >= len(self.text)
 
     def word(self) -> str:
-        """The next blank-delimited word (without consuming leading blanks twice)."""
-        self.skip_blank()
-        start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos] not in " \t\r":
-            self.pos += 1
-        return self.text[start:self.pos]
+        """The next blank-delimited word."""
+        m = _WORD.match(self.text, self.pos)
+        assert m is not None  # the pattern matches the empty word too
+        self.pos = m.end()
+        return m.group(1)
 
     def kind_of_next(self) -> str:
         """gnubg's token kind for the next word, for error texts."""
@@ -167,6 +170,10 @@ def _expect_colon(sc: _Scanner) -> Failure | None:
 
 def _board(sc: _Scanner) -> Board | Failure:
     """``board:NAME:NAME(:INT)+`` at the scanner (which stands on ``board:``)."""
+    plain = _PLAIN_BOARD.match(sc.text, sc.pos)
+    if plain is not None:  # the usual line, in one step
+        sc.pos = plain.end()
+        return Board(plain.group(1), plain.group(2), tuple(int(v) for v in plain.group(3)[1:].split(":")))
     sc.pos += len("board:")
     names: list[str] = []
     for i in range(2):
@@ -182,6 +189,8 @@ def _board(sc: _Scanner) -> Board | Failure:
         m = _INT.match(sc.text, sc.pos)
         if m is None:
             return syntax("EOL" if sc.pos >= len(sc.text) else "E_CHARACTER", "E_INTEGER")
+        if len(m.group()) > 12:
+            return Failure("badly formed board")  # beyond any board field
         integers.append(int(m.group()))
         sc.pos = m.end()
         if sc.pos < len(sc.text) and sc.text[sc.pos] == ":":

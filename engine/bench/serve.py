@@ -42,17 +42,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU time (Linux /proc; its threads included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Row:
     def __init__(self, server: str, level: str, clients: int, answered: int, wall: float,
-                 latencies: list[float]) -> None:
+                 latencies: list[float], cpu: float) -> None:
         self.server, self.level, self.clients = server, level, clients
         self.rate = answered / wall
         self.p50 = percentile(latencies, 0.50) * 1000
         self.p99 = percentile(latencies, 0.99) * 1000
+        self.cpu_ms = cpu / answered * 1000
 
     def text(self) -> str:
         return (f"| {self.server} | {self.level} | {self.clients} | {self.rate:.1f} | {self.p50:.1f} | "
-                f"{self.p99:.1f} |")
+                f"{self.p99:.1f} | {self.cpu_ms:.2f} |")
 
 
 def drive(clients: int, lines: list[str], per_client: int, ask_factory: Callable[[], Callable[[str], str]]
@@ -136,23 +143,27 @@ def run_serve(args: argparse.Namespace) -> None:
     lines = [line for line in board_lines(SEED, args.positions) if line.startswith("board:")]
     rows: list[Row] = []
     print(f"{len(lines)} board lines; cores: {os.cpu_count()}\n")
-    print("| server | level | clients | decisions/s | p50 ms | p99 ms |\n|---|---|---|---|---|---|")
+    print("| server | level | clients | decisions/s | p50 ms | p99 ms | server CPU ms per decision |\n"
+          "|---|---|---|---|---|---|---|")
     for level, per_level in (("expert", 1.0), ("world class", 0.25)):
         n = max(16, int(len(lines) * per_level * args.scale))
         gnubg = GnubgExternal(free_port(), level)
         try:
+            before = cpu_seconds(gnubg.proc.pid)
             answered, wall, lat = drive(1, lines, n, lambda: gnubg.ask)
+            cpu = cpu_seconds(gnubg.proc.pid) - before
         finally:
             gnubg.close()
-        rows.append(Row("gnubg 1.07 external", level, 1, answered, wall, lat))
+        rows.append(Row("gnubg 1.07 external", level, 1, answered, wall, lat, cpu))
         print(rows[-1].text(), flush=True)
         proc, ext, web = start_ours(level)
         try:
             for door, factory in (("ours, socket", socket_asker(ext)), ("ours, HTTP", http_asker(web))):
                 for clients in CLIENTS:
                     per_client = max(4, n // clients) if clients <= 8 else max(4, n // 8)
+                    before = cpu_seconds(proc.pid)
                     answered, wall, lat = drive(clients, lines, per_client, factory)
-                    rows.append(Row(door, level, clients, answered, wall, lat))
+                    rows.append(Row(door, level, clients, answered, wall, lat, cpu_seconds(proc.pid) - before))
                     print(rows[-1].text(), flush=True)
         finally:
             proc.terminate()
@@ -166,20 +177,27 @@ def bar_check(lines: list[str], n: int, rounds: int = 3) -> None:
     """World class: gnubg (one client) and our socket (8 clients) in alternation, ``rounds``
     times, so that a load change on a shared machine hits both; each round's ratio."""
     proc, ext, _ = start_ours("world class")
-    ratios = []
+    ratios, cpu_ratios = [], []
     try:
         for _ in range(rounds):
             gnubg = GnubgExternal(free_port(), "world class")
             try:
+                before = cpu_seconds(gnubg.proc.pid)
                 answered, wall, _lat = drive(1, lines, n, lambda: gnubg.ask)
+                their_cpu = (cpu_seconds(gnubg.proc.pid) - before) / answered
             finally:
                 gnubg.close()
             theirs = answered / wall
+            before = cpu_seconds(proc.pid)
             answered, wall, _lat = drive(8, lines, n // 8 + 1, socket_asker(ext))
+            our_cpu = (cpu_seconds(proc.pid) - before) / answered
             ratios.append((answered / wall) / theirs)
+            cpu_ratios.append(their_cpu / our_cpu)
     finally:
         proc.terminate()
         proc.wait(10)
     ratios.sort()
-    print(f"World class, our socket with 8 clients / gnubg external: {', '.join(f'{r:.2f}x' for r in ratios)} "
-          f"(median {ratios[len(ratios) // 2]:.2f}x; bar 8x)")
+    cpu_ratios.sort()
+    print(f"World class, our socket with 8 clients / gnubg external, decisions/s: "
+          f"{', '.join(f'{r:.2f}x' for r in ratios)} (median {ratios[len(ratios) // 2]:.2f}x; bar 8x); "
+          f"CPU per decision, gnubg / ours: {', '.join(f'{r:.2f}x' for r in cpu_ratios)}")
