@@ -152,15 +152,17 @@ def _step(mover: list[int], opp: list[int], src: int, die: int) -> tuple[list[in
     return mover, opp
 
 
-def gnubg_order(position: Position, dice: tuple[int, int], steps: int, target: tuple[int, ...]) -> list[int]:
-    """The sources of the first step sequence, in gnubg's generation order, that plays
-    ``position`` to the mover's row ``target``: the dice as the board gives them, then
-    reversed; at each die the sources from the bar down (doubles never go back up)."""
+def gnubg_pairs(position: Position, dice: tuple[int, int], steps: int,
+                target: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The first step sequence, in gnubg's generation order, that plays ``position`` to
+    the mover's row ``target``, as (from, to) pairs: the dice as the board gives them,
+    then reversed; for each die the sources from the bar down (doubles never go back up).
+    Empty if none does."""
     opp0, mover0 = list(position.board[0]), list(position.board[1])
     double = dice[0] == dice[1]
     orders = [(dice[0],) * 4] if double else [dice, dice[::-1]]
     for order in orders:
-        found: list[int] = []
+        found: list[tuple[int, int]] = []
 
         def search(mover: list[int], opp: list[int], depth: int, top: int) -> bool:
             if depth == steps:
@@ -169,7 +171,7 @@ def gnubg_order(position: Position, dice: tuple[int, int], steps: int, target: t
             for src in range(top, 0, -1):
                 nxt = _step(mover, opp, src, die)
                 if nxt is not None:
-                    found.append(src)
+                    found.append((src, max(src - die, 0)))
                     if search(nxt[0], nxt[1], depth + 1, src if double else 25):
                         return True
                     found.pop()
@@ -183,34 +185,21 @@ def format_move(position: Position, move: Any, dice: tuple[int, int] | None = No
     """gnubg's plain move format: one ``from/to`` pair per die, ``*`` on a hit, 25 = bar,
     0 = off; fewer than four pairs end in a space. With ``dice`` (as the board gives
     them), the pairs come in the order gnubg's move generator finds them."""
-    pairs_in = [(s.src, s.dst) for s in move.steps]
-    if dice is not None and pairs_in:
-        after = position.play(move)
-        target = tuple(after.board[1])
-        sources = gnubg_order(position, dice, len(pairs_in), target)
-        if sources:
-            d = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]] if len(sources) == 2 else []
-            if len(d) >= len(sources):
-                pairs_in = [(src, max(src - d[i], 0)) for i, src in enumerate(sources)] if len(sources) > 1 \
-                    else pairs_in
-            if len(sources) == 2 and not dice[0] == dice[1]:
-                # the first order failed when the reversed dice found it
-                mover, opp = list(position.board[1]), list(position.board[0])
-                first = _step(mover, opp, sources[0], dice[0])
-                if first is None or _step(first[0], first[1], sources[1], dice[1]) is None or \
-                        tuple(_step(first[0], first[1], sources[1], dice[1])[0]) != target:  # type: ignore[index]
-                    pairs_in = [(sources[0], max(sources[0] - dice[1], 0)), (sources[1], max(sources[1] - dice[0], 0))]
+    pairs = [(s.src, s.dst) for s in move.steps]
+    if dice is not None and pairs:
+        target = tuple(position.play(move).board[1])
+        pairs = gnubg_pairs(position, dice, len(pairs), target) or pairs
     opponent = list(position.board[0])
-    pairs = []
-    for src, dst in pairs_in:
+    texts = []
+    for src, dst in pairs:
         hit = ""
         if dst > 0 and opponent[24 - dst] == 1:
             opponent[24 - dst] = 0
             opponent[24] += 1
             hit = "*"
-        pairs.append(f"{src}/{dst}{hit}")
-    text = " ".join(pairs)
-    return text + " " if 0 < len(pairs) < 4 else text
+        texts.append(f"{src}/{dst}{hit}")
+    text = " ".join(texts)
+    return text + " " if 0 < len(texts) < 4 else text
 
 
 def answer_board(engine: Engine, board: Board, session: SessionOptions, settings: ServerSettings) -> str:
