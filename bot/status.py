@@ -1,5 +1,10 @@
 """The running bot's status over HTTP: ``GET /status`` (JSON) and ``GET /metrics`` (Prometheus).
 
+A Starlette app on uvicorn, in the bot's event loop; other routes (an operator
+dashboard) join it through :func:`mount` or ``serve(..., routes=...)``. While a
+match is on, the snapshot's ``board`` is the last board the bot saw (position
+and match IDs, dice, names, who is on roll).
+
 Served on loopback by ``fibsbot run`` (``status.port`` in bot.yaml, 0 = off) and
 read by ``fibsbot status [URL]``. Everything shown is read from the session and
 the player when asked; the two wrappers here add what they do not keep: the
@@ -248,8 +253,19 @@ class Endpoint:
             self.task.cancel()
 
 
+_MOUNTED: list[BaseRoute] = []
+
+
+def mount(routes: Sequence[BaseRoute]) -> None:
+    """Adds ``routes`` (Starlette or FastAPI routes, e.g. an operator dashboard reading
+    :meth:`StatusBoard.snapshot` through ``request.app.state.board``) to every status app
+    made afterwards."""
+    _MOUNTED.extend(routes)
+
+
 def status_app(board: StatusBoard, routes: Sequence[BaseRoute] = ()) -> Starlette:
-    """``GET /status`` (JSON) and ``GET /metrics`` (Prometheus), plus ``routes`` (e.g. a dashboard)."""
+    """``GET /status`` (JSON) and ``GET /metrics`` (Prometheus), the mounted
+    routes and ``routes``; ``app.state.board`` is the StatusBoard."""
 
     async def status_route(request: Request) -> Response:
         try:
@@ -268,9 +284,11 @@ def status_app(board: StatusBoard, routes: Sequence[BaseRoute] = ()) -> Starlett
     async def not_found(request: Request, exc: Exception) -> Response:
         return PlainTextResponse("try /status or /metrics\n", 404)
 
-    return Starlette(routes=[Route("/status", status_route, methods=["GET"]),
-                             Route("/metrics", metrics_route, methods=["GET"]), *routes],
-                     exception_handlers={404: not_found})
+    app = Starlette(routes=[Route("/status", status_route, methods=["GET"]),
+                            Route("/metrics", metrics_route, methods=["GET"]), *_MOUNTED, *routes],
+                    exception_handlers={404: not_found})
+    app.state.board = board
+    return app
 
 
 async def serve(board: StatusBoard, host: str, port: int, routes: Sequence[BaseRoute] = ()) -> Endpoint:

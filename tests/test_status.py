@@ -87,12 +87,17 @@ async def test_status_and_metrics_during_a_local_match(tmp_path: pathlib.Path) -
 
 
 async def test_unknown_paths_methods_and_mounted_routes(tmp_path: pathlib.Path) -> None:
+    from starlette.requests import Request
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
 
     async def extra(request: object) -> PlainTextResponse:
         return PlainTextResponse("dashboard")
 
+    async def mounted(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(str(request.app.state.board.snapshot()["connected"]))
+
+    status.mount([Route("/mounted", mounted)])
     board = status.StatusBoard(_Offline(), _Idle(), status.Meter(), status.TimedDecider(FakeDecider()))
     endpoint = await status.serve(board, "127.0.0.1", 0, routes=[Route("/dashboard", extra)])
     base = f"http://127.0.0.1:{endpoint.port}"
@@ -111,6 +116,7 @@ async def test_unknown_paths_methods_and_mounted_routes(tmp_path: pathlib.Path) 
         code, body = await asyncio.to_thread(fetch_code, "/status?x=1")
         assert code == 200 and '"connected": false' in body and '"board": null' in body
         assert await asyncio.to_thread(fetch_code, "/dashboard") == (200, "dashboard")
+        assert await asyncio.to_thread(fetch_code, "/mounted") == (200, "False")
     finally:
         endpoint.close()
         await endpoint.task
