@@ -313,3 +313,21 @@ async def test_a_client_that_leaves_cancels_its_queued_request() -> None:
     await asyncio.sleep(0.2)
     assert calls == ["call"]  # B's request never reached the engine
     srv.close()
+
+
+async def test_a_request_over_its_time_limit_is_answered_with_an_error() -> None:
+    release = threading.Event()
+    ext = ExternalServer(ENGINE, settings_at(), Pool(1, timeout_s=0.3))
+    real = ext.compute
+
+    def slow(request: protocol.BoardRequest | protocol.EvalRequest) -> str:
+        release.wait(30)
+        return real(request)
+    ext.compute = slow  # type: ignore[method-assign]  # the engine call outlasts the limit
+    srv = await ext.start("127.0.0.1:0")
+    port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    r, w = await connect(port)
+    assert await ask(r, w, OPENING_31.encode() + b"\n") == ["Error: evaluation timed out"]
+    release.set()
+    assert await ask(r, w, OPENING_31.encode() + b"\n") == ["8/5* 6/5 "]
+    srv.close()

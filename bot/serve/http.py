@@ -38,6 +38,7 @@ from bot.serve.pool import Busy, Pool
 T = TypeVar("T")
 MAX_BODY = 64 * 1024
 MAX_ROLLOUTS = 4
+JOBS_KEPT = 100  # finished rollout jobs kept for their results; older ones are forgotten
 ROLLOUT_CHUNK = 36  # trials between progress events (and cancellation points)
 
 
@@ -383,6 +384,8 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         except ValueError as exc:
             raise _field_error("cube" if p.cube else "position_id", str(exc)) from None
         job = RolloutJobState(uuid.uuid4().hex[:12], p.trials, spec)
+        for old in [k for k, j in jobs.items() if not j.running][:max(0, len(jobs) - JOBS_KEPT + 1)]:
+            del jobs[old]  # the oldest finished first (dicts keep insertion order)
         jobs[job.id] = job
         launch(job)
         return {"id": job.id, "trials": p.trials}
