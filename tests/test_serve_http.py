@@ -137,6 +137,9 @@ def test_wildbg_move_and_eval_shapes(api: httpx.Client) -> None:
     money = api.get(f"/eval?{race}").json()
     dmp = api.get(f"/eval?{race}&x_away=1&o_away=1").json()
     assert money["cube"]["double"] and not dmp["cube"]["double"]  # no cube at double match point
+    crawford = api.get(f"/eval?{race}&x_away=3&o_away=1&crawford=true").json()
+    post = api.get(f"/eval?{race}&x_away=3&o_away=1").json()
+    assert post["cube"]["double"] and not crawford["cube"]["double"]  # the Crawford game has no cube
     assert api.get(f"/eval?{race}&x_away=1").status_code == 422
 
 

@@ -324,14 +324,16 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         except ValueError as exc:
             raise _field_error("p1", str(exc)) from None
 
-    def wildbg_match(x_away: int | None, o_away: int | None) -> MatchState | None:
+    def wildbg_match(x_away: int | None, o_away: int | None, crawford: bool) -> MatchState | None:
+        """x (on roll) needs ``x_away`` points, o ``o_away``; a side 1-away is post-Crawford
+        unless ``crawford``."""
         if x_away is None and o_away is None:
             return None
         if x_away is None or o_away is None or x_away < 1 or o_away < 1 or x_away > 64 or o_away > 64:
             raise _field_error("x_away", "give both x_away and o_away, 1..64")
         length = max(x_away, o_away)
         return MatchState(length=length, score=(length - o_away, length - x_away), on_roll=1, turn=1,
-                          cube_owner=-1)
+                          cube_owner=-1, crawford_game=crawford and 1 in (x_away, o_away))
 
     def probs_json(p: Any) -> dict[str, float]:
         w, wg, wbg, lg, lbg = list(p)[:5]
@@ -339,13 +341,13 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
 
     @app.get("/move", dependencies=deps)
     async def wildbg_move(request: Request, die1: int = Query(...), die2: int = Query(...),
-                          x_away: int | None = None, o_away: int | None = None) -> Any:
+                          x_away: int | None = None, o_away: int | None = None, crawford: bool = False) -> Any:
         """wildbg's ``/move``: every legal play, best first (Expert; at the match score of
         ``x_away``/``o_away`` when given), with the probabilities after it."""
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             return JSONResponse({"message": "Dice values must be between 1 and 6."}, 400)
         position = wildbg_position(_pips(request))
-        match = wildbg_match(x_away, o_away)
+        match = wildbg_match(x_away, o_away, crawford)
 
         def work() -> list[dict[str, Any]]:
             d = engine.best_move(position, (die1, die2), match, "expert", max_candidates=1000)
@@ -356,10 +358,11 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         return {"moves": await call(request, "move", "expert", work)}
 
     @app.get("/eval", dependencies=deps)
-    async def wildbg_eval(request: Request, x_away: int | None = None, o_away: int | None = None) -> Any:
+    async def wildbg_eval(request: Request, x_away: int | None = None, o_away: int | None = None,
+                          crawford: bool = False) -> Any:
         """wildbg's ``/eval``: probabilities and cube advice (double, accept) for x on roll."""
         position = wildbg_position(_pips(request))
-        match = wildbg_match(x_away, o_away)
+        match = wildbg_match(x_away, o_away, crawford)
         lv = level_named("expert")
         p = await call(request, "eval", lv.name, lambda: engine.evaluate(position))
         c = await call(request, "eval", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
