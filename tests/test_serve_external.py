@@ -11,7 +11,6 @@ board reading behind it.
 from __future__ import annotations
 
 import asyncio
-import os
 import pathlib
 import random
 import threading
@@ -76,6 +75,8 @@ async def test_protocol_replies(server: tuple[ExternalServer, int]) -> None:
     assert await ask(r, w, b"board:You:Opp:" + b":".join([b"0"] * 51) + b"\n") == [
         "Error: Invalid board. Maximum number of elements is 52"]
     assert await ask(r, w, b"board:You:Opp:1:2:3\n") == ["Error: badly formed board"]
+    sixteen = OPENING_31.replace(":0:-1:0:0:0:-1:5:", ":0:-1:0:0:0:-1:6:")  # 16 checkers for O
+    assert await ask(r, w, sixteen.encode() + b"\n") == ["Error: badly formed board"]
     assert await ask(r, w, OPENING_31.encode() + b"\r\n") == ["8/5* 6/5 "]
     w.write(b"exit\n")
     await w.drain()
@@ -172,7 +173,11 @@ async def test_unix_socket(tmp_path: pathlib.Path) -> None:
     r, w = await asyncio.open_unix_connection(path)
     assert await ask(r, w, OPENING_31.encode() + b"\n") == ["8/5* 6/5 "]
     srv.close()
-    os.unlink(path)
+    plain = tmp_path / "notes.txt"
+    plain.write_text("keep me")
+    with pytest.raises(FileExistsError):
+        await ext.start(str(plain))
+    assert plain.read_text() == "keep me"
 
 
 def test_evaluation_ignores_the_dice() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 import time
 from dataclasses import dataclass
 
@@ -62,7 +63,9 @@ class ExternalServer:
             self.server = await asyncio.start_server(self.client, host or None, int(port), backlog=1024)
         else:
             if os.path.exists(address):
-                os.unlink(address)
+                if not stat.S_ISSOCK(os.stat(address).st_mode):
+                    raise FileExistsError(f"{address} exists and is not a socket")
+                os.unlink(address)  # a socket left by an earlier run
             self.server = await asyncio.start_unix_server(self.client, address, backlog=1024)
         return self.server
 
