@@ -20,10 +20,10 @@ import contextlib
 import datetime
 import json
 import logging
+import socket
 import time
 import urllib.request
 from collections import deque
-import socket
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 

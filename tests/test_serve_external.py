@@ -299,7 +299,7 @@ async def test_a_client_that_leaves_cancels_its_queued_request() -> None:
     ext.compute = held  # type: ignore[method-assign]  # engine calls wait for the test's signal
     srv = await ext.start("127.0.0.1:0")
     port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
-    (ra, wa), (rb, wb) = await connect(port), await connect(port)
+    (ra, wa), (_rb, wb) = await connect(port), await connect(port)
     wa.write(OPENING_31.encode() + b"\n")
     await wa.drain()
     while ext.pool.pending < 1:

@@ -75,10 +75,9 @@ def check_binds(args: argparse.Namespace) -> str | None:
 
 
 async def serve(args: argparse.Namespace) -> None:
+    from bot.serve.external import ExternalServer
     from engine import Engine
     from engine.levels import level
-
-    from bot.serve.external import ExternalServer
 
     if args.gnubg_weights:
         import tempfile

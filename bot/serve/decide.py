@@ -17,16 +17,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine import Engine, MatchState, Position
 import numpy as np
-from engine.cube import (ACTIONS, BEAVER_LIMIT, NODOUBLE_BEAVER, NODOUBLE_DEADCUBE, NODOUBLE_TAKE, NO_REDOUBLE_BEAVER,
-                         NO_REDOUBLE_DEADCUBE, NO_REDOUBLE_TAKE, NOT_AVAILABLE, TOOGOOD_PASS, TOOGOOD_TAKE, TOOGOODRE_PASS,
-                         TOOGOODRE_TAKE, answer_double)
+
+from bot.serve.protocol import Board, EvalOptions, SessionOptions
+from engine import Engine, MatchState, Position
+from engine.cube import (
+    ACTIONS,
+    BEAVER_LIMIT,
+    NO_REDOUBLE_BEAVER,
+    NO_REDOUBLE_DEADCUBE,
+    NO_REDOUBLE_TAKE,
+    NODOUBLE_BEAVER,
+    NODOUBLE_DEADCUBE,
+    NODOUBLE_TAKE,
+    NOT_AVAILABLE,
+    TOOGOOD_PASS,
+    TOOGOOD_TAKE,
+    TOOGOODRE_PASS,
+    TOOGOODRE_TAKE,
+    answer_double,
+)
 from engine.levels import EvalSettings, Level
 from engine.match import CENTRED
 from engine.resign import check_resignation
-
-from bot.serve.protocol import Board, EvalOptions, SessionOptions
 
 ScoreOrder = Literal["gnubg", "fibs"]
 MONEY_LENGTHS = (0, 9999)

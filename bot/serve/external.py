@@ -18,10 +18,9 @@ import stat
 import time
 from dataclasses import dataclass
 
-from engine import Engine
-
 from bot.serve import decide, protocol
 from bot.serve.pool import Busy, Pool
+from engine import Engine
 
 log = logging.getLogger(__name__)
 

@@ -23,17 +23,15 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from prometheus_client import generate_latest
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pydantic import BaseModel, Field
-
-from engine import Engine, MatchState, Position
-from engine.errors import EngineError
-from engine.levels import level as level_named
-from engine import rollout
-from engine.rollout import RolloutResult
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.serve import decide, protocol
 from bot.serve.pool import Busy, Pool
+from engine import Engine, MatchState, Position, rollout
+from engine.errors import EngineError
+from engine.levels import level as level_named
+from engine.rollout import RolloutResult
 
 T = TypeVar("T")
 MAX_BODY = 64 * 1024

@@ -288,7 +288,7 @@ def parse(line: str) -> Request:
             sc.pos = save
             return syntax("E_STRING", "FIBSBOARD")
         sc.skip_blank()
-        if not sc.text[sc.pos:sc.pos + 6].lower() == "board:":
+        if sc.text[sc.pos:sc.pos + 6].lower() != "board:":
             return syntax(sc.kind_of_next(), "E_STRING")
         board = _board(sc)
         if isinstance(board, Failure):
