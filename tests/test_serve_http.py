@@ -90,6 +90,15 @@ def test_hint_cube_resign_and_legal_moves_equal_the_library(api: httpx.Client) -
     assert [m["move"] for m in legal["moves"]] == [str(m) for m, _ in position.legal_plays(3, 1)]
 
 
+def test_level_by_settings_equals_the_named_level(api: httpx.Client) -> None:
+    settings = {"plies": 2, "move_filter": "normal", "prune": True}
+    by_settings = api.post("/hint", json={"position_id": "jGfBATCwm+ABMA", "dice": [6, 2], "level": settings}).json()
+    by_name = api.post("/hint", json={"position_id": "jGfBATCwm+ABMA", "dice": [6, 2], "level": "world class"}).json()
+    assert by_settings["candidates"] == by_name["candidates"]
+    bad = api.post("/hint", json={"position_id": OPENING, "dice": [6, 2], "level": {"plies": 2, "move_filter": "x"}})
+    assert bad.status_code == 422 and bad.json()["detail"]["field"] == "level"
+
+
 def test_board_line_and_xgid_inputs(api: httpx.Client) -> None:
     by_board = api.post("/hint", json={"board": BOARD_31, "dice": [3, 1]}).json()
     assert by_board["move"] == "8/5* 6/5"

@@ -30,6 +30,7 @@ from bot.serve import decide, protocol
 from bot.serve.pool import Busy, Pool
 from engine import Engine, MatchState, Position, rollout
 from engine.errors import EngineError
+from engine.levels import EvalSettings, Level
 from engine.levels import level as level_named
 from engine.rollout import RolloutResult
 
@@ -40,6 +41,17 @@ JOBS_KEPT = 100  # finished rollout jobs kept for their results; older ones are 
 ROLLOUT_CHUNK = 36  # trials between progress events (and cancellation points)
 
 
+class LevelSettings(BaseModel):
+    """A level given by its settings (gnubg's evaluation context), for play and cube alike."""
+
+    plies: int = Field(0, ge=0, le=4)
+    move_filter: str | None = Field(None, description="tiny, narrow, normal, large or huge (searches only)")
+    noise: float = Field(0.0, ge=0.0, le=1.0)
+    deterministic: bool = True
+    prune: bool = False
+    cubeful: bool = True
+
+
 class PositionIn(BaseModel):
     """Exactly one of ``position_id`` (with an optional ``match_id``), ``xgid`` or ``board``."""
 
@@ -47,7 +59,7 @@ class PositionIn(BaseModel):
     match_id: str | None = Field(None, max_length=20, examples=["cAkAAAAAAAAA"])
     xgid: str | None = Field(None, max_length=120)
     board: str | None = Field(None, max_length=protocol.MAX_LINE, description="a FIBS board: line")
-    level: str = Field("expert", max_length=40)
+    level: str | LevelSettings = Field("expert", description="a level's name, or its settings")
 
 
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -97,9 +109,14 @@ def _field_error(name: str, message: str) -> HTTPException:
     return HTTPException(422, {"field": name, "message": message})
 
 
-def _level(name: str) -> Any:
+def _level(given: str | LevelSettings) -> Level:
     try:
-        return level_named(name)
+        if isinstance(given, str):
+            return level_named(given)
+        checker = EvalSettings(plies=given.plies, move_filter=given.move_filter if given.plies else None,
+                               noise=given.noise, deterministic=given.deterministic, prune=given.prune,
+                               cubeful=given.cubeful)
+        return Level(name="custom", label="custom", checker=checker, cube=checker.with_(move_filter=None))
     except ValueError as exc:
         raise _field_error("level", str(exc)) from None
 
