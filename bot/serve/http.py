@@ -37,6 +37,7 @@ from engine.rollout import RolloutResult
 T = TypeVar("T")
 MAX_BODY = 64 * 1024
 MAX_ROLLOUTS = 4
+UPDATES_KEPT = 16  # progress events waiting for a reader, per job
 JOBS_KEPT = 100  # finished rollout jobs kept for their results; older ones are forgotten
 ROLLOUT_CHUNK = 36  # trials between progress events (and cancellation points)
 
@@ -82,7 +83,7 @@ class RolloutIn(PositionIn):
     dice: tuple[Die, Die] | None = None
     plays: int = Field(3, ge=1, le=10)
     cube: bool = False
-    trials: int = Field(1296, ge=1, le=1_000_000)
+    trials: int = Field(1296, ge=1, le=100_000)
     seed: int = Field(0, ge=0, lt=2**32)
 
 
@@ -97,12 +98,19 @@ class RolloutJobState:
     result: RolloutResult | None = None
     error: str | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
-    updates: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    updates: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(UPDATES_KEPT))
     started: float = field(default_factory=time.monotonic)
 
 
 class _Cancelled(Exception):
     pass
+
+
+def _offer(queue: asyncio.Queue[dict[str, Any]], update: dict[str, Any]) -> None:
+    """Queues a progress update; with nobody reading, the oldest are dropped."""
+    while queue.full():
+        queue.get_nowait()
+    queue.put_nowait(update)
 
 
 def _field_error(name: str, message: str) -> HTTPException:
@@ -385,16 +393,16 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                 "probabilities": probs_json(p)}
 
     @app.post("/rollouts", status_code=202, dependencies=deps)
-    async def start_rollout(p: RolloutIn) -> dict[str, Any]:
+    async def start_rollout(p: RolloutIn, request: Request) -> dict[str, Any]:
         """Start a rollout job: the position, the ``plays`` best plays of ``dice``, or the cube."""
         lv = _level(p.level)
         position, match, _ = read_position(p, settings)
-        running = sum(1 for j in jobs.values() if j.running)
-        if running >= MAX_ROLLOUTS:
-            raise HTTPException(503, "too many rollouts running", headers={"Retry-After": "10"})
+        check_room()
         candidates: Any = "cube" if p.cube else None
         if p.dice is not None and not p.cube:
-            d = engine.best_move(position, p.dice, match, lv)
+            dice = p.dice
+            d = await call(request, "rollout", lv.name,
+                           lambda: engine.best_move(position, dice, match, lv, threads=1))
             candidates = [c.move for c in d.candidates[:p.plays]] or None
         try:
             spec = rollout.RolloutJob.of(position, match, candidates,
@@ -408,6 +416,10 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         launch(job)
         return {"id": job.id, "trials": p.trials}
 
+    def check_room() -> None:
+        if sum(1 for j in jobs.values() if j.running) >= MAX_ROLLOUTS:
+            raise HTTPException(503, "too many rollouts running", headers={"Retry-After": "10"})
+
     def launch(job: RolloutJobState) -> None:
         """Runs (or continues, from the trials kept) the job on its own thread."""
         loop = asyncio.get_running_loop()
@@ -417,8 +429,8 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
 
         def progress(done: int, total: int, partial: Any) -> None:
             job.done = done
-            loop.call_soon_threadsafe(job.updates.put_nowait, {"trials": done, "total": total,
-                                                               "result": partial.as_json()})
+            loop.call_soon_threadsafe(_offer, job.updates, {"trials": done, "total": total,
+                                                            "result": partial.as_json()})
             if job.cancelled.is_set() and done < total:
                 raise _Cancelled()
 
@@ -429,6 +441,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             pool.rollouts.inc()
             try:
                 job.result = rollouts(engine, job.spec, progress=progress, done=job.values, on_chunk=keep)
+                job.values = None  # the result is what a finished job keeps
             except _Cancelled:
                 job.error = "cancelled"
             except Exception as exc:  # reported to the client as the job's error
@@ -436,7 +449,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             finally:
                 job.running = False
                 pool.rollouts.dec()
-                loop.call_soon_threadsafe(job.updates.put_nowait, {"end": True})
+                loop.call_soon_threadsafe(_offer, job.updates, {"end": True})
         threading.Thread(target=work, name=f"rollout {job.id}", daemon=True).start()
 
     @app.post("/rollouts/{job_id}/resume", status_code=202, dependencies=deps)
@@ -445,6 +458,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         job = get_job(job_id)
         if job.running or job.result is not None:
             raise _field_error("id", f"rollout {job_id!r} is {'running' if job.running else 'finished'}")
+        check_room()
         launch(job)
         return {"id": job.id, "trials": job.done}
 
