@@ -13,7 +13,11 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import random
+import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -251,38 +255,86 @@ def test_fuzzed_requests_never_break_the_parser_or_the_answer(line: str) -> None
         assert reply == "Error: badly formed board" or len(reply.split()) == 6
 
 
-def test_fibsbot_serve_command(tmp_path: pathlib.Path) -> None:
-    import socket
-    import subprocess
-    import sys
-    import time
+def _start_serve(*extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{port}", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=30).close()
+            return proc, port
+        except OSError:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.1)
 
+
+def _rss_mb(pid: int) -> float:
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_fibsbot_serve_command() -> None:
     from bot.cli import main
 
     assert main(["serve"]) == 2
     assert main(["serve", "--external", "0.0.0.0:8642"]) == 2  # beyond loopback without --allow-remote
     assert main(["serve", "--external", "127.0.0.1:8642", "--level", "godlike"]) == 2
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{port}",
-                             "--score-order", "fibs"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc, port = _start_serve("--score-order", "fibs")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                conn = socket.create_connection(("127.0.0.1", port), timeout=30)
-                break
-            except OSError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.1)
-        with conn:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
             reader = conn.makefile("rb")
             conn.sendall(SCORE_ORDER.encode() + b"\n")
             assert reader.readline() == b"double\n"  # the FIBS reading of the scores
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=30)
+    assert b"Traceback" not in err, err
+
+
+def test_abuse_leaves_the_service_up_with_bounded_memory() -> None:
+    """Hundreds of connections sending endless lines, 1 MB lines and random bytes, some
+    vanishing mid-request: the process answers afterwards, grew by less than 64 MB, and
+    logged no traceback."""
+    proc, port = _start_serve()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+            conn.sendall(OPENING_31.encode() + b"\n")
+            assert conn.makefile("rb").readline() == b"8/5* 6/5 \n"
+        before = _rss_mb(proc.pid)
+        rng = random.Random(5)
+        socks = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(300)]
+        for k, s in enumerate(socks):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 16)
+            kind = k % 4
+            try:
+                if kind == 0:
+                    s.sendall(b"x" * (1 << 16))  # a line that never ends
+                elif kind == 1:
+                    s.sendall(b"board:" + b"1:" * (1 << 19) + b"\n")  # 1 MB line
+                elif kind == 2:
+                    s.sendall(bytes(rng.randrange(256) for _ in range(4096)))
+                else:
+                    s.sendall((OPENING_31 + "\n").encode() * 50)  # pipelined, replies never read
+            except OSError:
+                pass  # the server may cut a connection it has had enough of
+        for s in socks[::2]:
+            s.close()  # half leave at once
+        time.sleep(1.0)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+            conn.sendall(b"version\n")
+            assert conn.makefile("rb").readline() == b"Interface: 2\n"
+        grown = _rss_mb(proc.pid) - before
+        for s in socks[1::2]:
+            s.close()
+        assert grown < 64, f"the server grew by {grown:.0f} MB"
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
     assert b"Traceback" not in err, err
 
 
