@@ -285,3 +285,25 @@ def test_a_client_that_leaves_cancels_its_queued_request() -> None:
     finally:
         release.set()
         running.stop()
+
+
+def test_slow_and_many_clients_leave_the_api_answering(api: httpx.Client) -> None:
+    port = api.running.port  # type: ignore[attr-defined]
+    idle = []
+    for k in range(300):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"POST /evaluate HTTP/1.1\r\nHost: x\r\n" if k % 2 else b"GE")  # never finished
+        idle.append(s)
+    try:
+        start = time.monotonic()
+        r = api.post("/evaluate", json={"position_id": OPENING})
+        assert r.status_code == 200 and time.monotonic() - start < 10
+        garbage = socket.create_connection(("127.0.0.1", port), timeout=10)
+        garbage.sendall(bytes(range(256)) * 4 + b"\r\n\r\n")
+        reply = garbage.recv(100)
+        assert reply == b"" or reply.startswith(b"HTTP/1.1 400")
+        garbage.close()
+    finally:
+        for s in idle:
+            s.close()
+    assert api.post("/evaluate", json={"position_id": OPENING}).status_code == 200
