@@ -134,7 +134,7 @@ async def test_many_connections_at_once(server: tuple[ExternalServer, int]) -> N
 
 async def test_a_full_queue_answers_busy_and_recovers() -> None:
     release = threading.Event()
-    ext = ExternalServer(ENGINE, settings_at(), Pool(1, queue=1))
+    ext = ExternalServer(ENGINE, settings_at(), Pool(1, queue=1), inline=False)
     real = ext.compute
 
     def held(request: protocol.BoardRequest | protocol.EvalRequest) -> str:
@@ -341,7 +341,7 @@ def test_abuse_leaves_the_service_up_with_bounded_memory() -> None:
 async def test_a_client_that_leaves_cancels_its_queued_request() -> None:
     release = threading.Event()
     calls: list[str] = []
-    ext = ExternalServer(ENGINE, settings_at(), Pool(1, queue=5))
+    ext = ExternalServer(ENGINE, settings_at(), Pool(1, queue=5), inline=False)
     real = ext.compute
 
     def held(request: protocol.BoardRequest | protocol.EvalRequest) -> str:
@@ -374,7 +374,7 @@ async def test_a_client_that_leaves_cancels_its_queued_request() -> None:
 
 async def test_a_request_over_its_time_limit_is_answered_with_an_error() -> None:
     release = threading.Event()
-    ext = ExternalServer(ENGINE, settings_at(), Pool(1, timeout_s=0.3))
+    ext = ExternalServer(ENGINE, settings_at(), Pool(1, timeout_s=0.3), inline=False)
     real = ext.compute
 
     def slow(request: protocol.BoardRequest | protocol.EvalRequest) -> str:
