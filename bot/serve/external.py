@@ -137,6 +137,9 @@ class ExternalServer:
         its connection while its request waits or runs cancels the request: a request still
         queued never reaches the engine."""
         task = asyncio.ensure_future(self.answer(conn, line))
+        await asyncio.sleep(0)  # a request answered on the loop is done by now: no watch needed
+        if task.done():
+            return task.result(), b"", False
         more = b""
         while not task.done() and len(more) <= self.max_line:
             read = asyncio.ensure_future(reader.read(4096))
