@@ -207,6 +207,23 @@ def test_score_order_switch() -> None:
     assert decide.answer_board(ENGINE, request2.board, request2.session, fibs) == "roll"
 
 
+def test_level_from_a_bot_config(tmp_path: pathlib.Path) -> None:
+    import argparse
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    good = tmp_path / "bot.yaml"
+    good.write_text("engine:\n  level: world class\n")
+    args = parser.parse_args(["--external", "127.0.0.1:8642", "--config", str(good)])
+    cli.apply_config(args)
+    assert args.level == "world class"
+    args = parser.parse_args(["--external", "127.0.0.1:8642", "--config", str(good), "--level", "beginner"])
+    cli.apply_config(args)
+    assert args.level == "beginner"  # the command line wins
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("engine:\n  level: godlike\n")
+    assert cli.run(parser.parse_args(["--external", "127.0.0.1:8642", "--config", str(bad)])) == 2
+
+
 def test_binds_beyond_loopback_need_consent() -> None:
     import argparse
     parser = argparse.ArgumentParser()
@@ -218,6 +235,7 @@ def test_binds_beyond_loopback_need_consent() -> None:
     assert "token" in str(cli.check_binds(parser.parse_args(["--http", "0.0.0.0:8080", "--token", ""])))
     assert cli.check_binds(parser.parse_args(["--http", "0.0.0.0:8080", "--token", "s3cret"])) is None
     assert cli.check_binds(parser.parse_args([])) is not None
+    assert "scheduler" in str(cli.check_binds(parser.parse_args(["--http", "127.0.0.1:8080", "--executor", "dask"])))
 
 
 def _mutations() -> st.SearchStrategy[str]:

@@ -20,7 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--external", metavar="HOST:PORT|PATH",
                         help="gnubg's external-player socket (a path without ':' is a Unix socket)")
     parser.add_argument("--http", metavar="HOST:PORT", help="the HTTP JSON API")
-    parser.add_argument("--level", default="expert", help="chequer and cube level (default expert)")
+    parser.add_argument("--level", default=None,
+                        help="chequer and cube level (default: the --config file's engine.level, else expert)")
+    parser.add_argument("--config", metavar="BOT_YAML", default=None,
+                        help="take the level and data folder from a bot config's engine section")
     parser.add_argument("--flavour", default=None,
                         help="the gnubg to emulate for noise and cube efficiencies (gnubg-1.07 for Debian's gnubg)")
     parser.add_argument("--score-order", choices=("gnubg", "fibs"), default="gnubg",
@@ -113,7 +116,27 @@ async def serve(args: argparse.Namespace) -> None:
         pool.close()
 
 
+def apply_config(args: argparse.Namespace) -> None:
+    """Fills ``--level`` and ``--data-dir`` from ``--config`` where not given (ConfigError
+    names a bad file)."""
+    if args.config:
+        from bot.config import load
+
+        engine = load(args.config).engine
+        if args.level is None:
+            args.level = engine.level
+        if args.data_dir is None and engine.data_dir is not None:
+            args.data_dir = str(engine.data_dir)
+    if args.level is None:
+        args.level = "expert"
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        apply_config(args)
+    except ValueError as exc:  # ConfigError is a ValueError naming the file and key
+        print(f"fibsbot serve: {exc}", file=sys.stderr)
+        return 2
     problem = check_binds(args)
     if problem:
         print(f"fibsbot serve: {problem}", file=sys.stderr)
