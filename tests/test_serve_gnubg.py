@@ -153,7 +153,7 @@ def compare(engine: Engine, lv: str, lines: list[str]) -> Iterator[str]:
                 continue
             if line.startswith("board:") and not theirs.startswith("Error"):
                 decisions += 1
-                if theirs != mine:
+                if theirs != mine and not mine.startswith("Error"):
                     kind = _near_tie(engine, line, mine, theirs, lv)
                     ties += kind == "near"
                     if kind:

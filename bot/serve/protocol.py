@@ -25,6 +25,7 @@ _INT = re.compile(r"[-+]?[0-9]+")
 _WORD = re.compile(r"[ \t\r]*([^ \t\r]*)")
 _BLANK = re.compile(r"[ \t\r]*")
 _PLAIN_BOARD = re.compile(r"board:([A-Za-z0-9_]+):([A-Za-z0-9_]+)((?::[-+]?[0-9]{1,10}){1,50})(?=[ \t\r]|$)")
+_FIBSBOARD = re.compile(r"fibsboard(?:[ \t\r]+|$)", re.IGNORECASE)
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)")
 
 
@@ -143,6 +144,17 @@ def _kind(word: str) -> str:
     return "E_CHARACTER"
 
 
+def _in_board(sc: _Scanner) -> str:
+    """gnubg's token kind of the character at the scanner inside a board: the board ends
+    at a blank or the end of the line (FIBSBOARDEND)."""
+    c = sc.text[sc.pos:sc.pos + 1]
+    if c in ("", " ", "\t", "\r"):
+        return "FIBSBOARDEND"
+    if c == ":":
+        return "':'"
+    return "E_INTEGER" if c in "-+0123456789" else "E_CHARACTER"
+
+
 def _name(sc: _Scanner) -> str | Failure:
     text, pos = sc.text, sc.pos
     if pos < len(text) and text[pos] in "'\"":
@@ -153,7 +165,7 @@ def _name(sc: _Scanner) -> str | Failure:
         return text[pos + 1:end]
     m = _NAME.match(text, pos)
     if m is None:
-        return syntax("E_CHARACTER", "E_STRING")
+        return syntax(_in_board(sc), "E_STRING")
     sc.pos = m.end()
     return m.group()
 
@@ -162,10 +174,7 @@ def _expect_colon(sc: _Scanner) -> Failure | None:
     if sc.pos < len(sc.text) and sc.text[sc.pos] == ":":
         sc.pos += 1
         return None
-    rest = sc.text[sc.pos:sc.pos + 1]
-    if rest in ("", " ", "\t", "\r"):
-        return syntax("EOL" if not rest else "E_STRING", "':'")
-    return syntax("E_INTEGER" if rest in "-+0123456789" else "E_CHARACTER", "':'")
+    return syntax(_in_board(sc), "':'")
 
 
 def _board(sc: _Scanner) -> Board | Failure:
@@ -188,7 +197,8 @@ def _board(sc: _Scanner) -> Board | Failure:
     while True:
         m = _INT.match(sc.text, sc.pos)
         if m is None:
-            return syntax("EOL" if sc.pos >= len(sc.text) else "E_CHARACTER", "E_INTEGER")
+            kind = _in_board(sc)
+            return syntax("E_CHARACTER" if kind == "':'" else kind, "E_INTEGER")
         if len(m.group()) > 12:
             return Failure("badly formed board")  # beyond any board field
         integers.append(int(m.group()))
@@ -197,7 +207,7 @@ def _board(sc: _Scanner) -> Board | Failure:
             sc.pos += 1
             continue
         if sc.pos < len(sc.text) and sc.text[sc.pos] not in " \t\r":
-            return syntax("E_CHARACTER", "':'")
+            return syntax("E_CHARACTER", "FIBSBOARDEND or ':'")
         break
     if len(integers) > MAX_INTEGERS:
         return Failure("Invalid board. Maximum number of elements is 52")
@@ -282,14 +292,15 @@ def parse(line: str) -> Request:
             return syntax(sc.kind_of_next(), "EOL")
         return Simple("exit" if key == "quit" else key)
     if key == "evaluation":
+        # gnubg's lexer knows ``fibsboard`` only when ``board:`` follows it
         sc.skip_blank()
-        save = sc.pos
-        if sc.word().lower() != "fibsboard":
-            sc.pos = save
-            return syntax("E_STRING", "FIBSBOARD")
-        sc.skip_blank()
-        if sc.text[sc.pos:sc.pos + 6].lower() != "board:":
-            return syntax(sc.kind_of_next(), "E_STRING")
+        m = _FIBSBOARD.match(sc.text, sc.pos)
+        rest = sc.text[m.end() if m else sc.pos:]
+        if not rest.strip(" \t\r"):
+            return syntax("EOL", "FIBSBOARD")
+        if m is None or not rest.lower().startswith("board:"):
+            return syntax("E_STRING" if rest.lower().startswith("board:") else "E_CHARACTER", "FIBSBOARD")
+        sc.pos = m.end()
         board = _board(sc)
         if isinstance(board, Failure):
             return board
