@@ -291,9 +291,15 @@ def answer_evaluation(engine: Engine, board: Board, session: SessionOptions, opt
                       deterministic=options.deterministic, noise=options.noise,
                       efficiency_set=settings.level.cube.efficiency_set,
                       noise_centred=settings.level.cube.noise_centred)
-    result = engine.evaluate_nply(s.position, s.match, ev, threads=settings.threads)
+    position, match = s.position, s.match
+    if s.doubled:
+        # as for a take decision, gnubg turns the board to the doubled side; the scores stay
+        # where its reading put them (so the doubled side gets the doubler's score)
+        owner = match.cube_owner if match.cube_owner == CENTRED else 1 - match.cube_owner
+        position, match = position.swap(), match.with_(cube_owner=owner)
+    result = engine.evaluate_nply(position, match, ev, threads=settings.threads)
     equity = result.cubeful_equity if options.cubeful else result.equity
     if not s.money:
-        equity = mwc_of(engine, s.match, equity)
+        equity = mwc_of(engine, match, equity)
     values = list(result.probabilities)[:5] + [equity]
     return " ".join(f"{v:f}" for v in values)
