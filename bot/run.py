@@ -58,7 +58,7 @@ def engine_decider(cfg: BotConfig) -> Decider:
 
 
 async def start_status(cfg: BotConfig, session: Session, player: Player, meter: status.Meter,
-                       timer: status.TimedDecider) -> asyncio.Server | None:
+                       timer: status.TimedDecider) -> status.Endpoint | None:
     """The status endpoint of ``cfg.status`` (None when off, or when its port cannot be had)."""
     if not cfg.status.port:
         return None
@@ -159,7 +159,7 @@ async def play_local(player: Player, sparring: Player, *, seed: int | None = Non
                     done.result()
             finally:
                 if endpoint is not None:
-                    endpoint.close()
+                    await endpoint.stop()
                 done.cancel()
                 for session in sessions:
                     session.close()
@@ -191,7 +191,7 @@ async def _run_fibs(cfg: BotConfig, password: str) -> int:
         log.warning("stopped at once; the server saves a running match")
     finally:
         if endpoint is not None:
-            endpoint.close()
+            await endpoint.stop()
         await player.close()
         close_transcript(session.transcript)
     return 0

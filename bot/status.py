@@ -1,5 +1,10 @@
 """The running bot's status over HTTP: ``GET /status`` (JSON) and ``GET /metrics`` (Prometheus).
 
+A Starlette app on uvicorn, in the bot's event loop; other routes (an operator
+dashboard) join it through :func:`mount` or ``serve(..., routes=...)``. While a
+match is on, the snapshot's ``board`` is the last board the bot saw (position
+and match IDs, dice, names, who is on roll).
+
 Served on loopback by ``fibsbot run`` (``status.port`` in bot.yaml, 0 = off) and
 read by ``fibsbot status [URL]``. Everything shown is read from the session and
 the player when asked; the two wrappers here add what they do not keep: the
@@ -11,17 +16,24 @@ engine's latencies (:class:`TimedDecider`, around the decider). Nothing from a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import json
 import logging
+import socket
 import time
 import urllib.request
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
+import uvicorn
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from bot.session import Opener, Reader, Writer
 
@@ -128,6 +140,19 @@ class StatusBoard:
             current.update(score=[board.player_score, board.opponent_score], cube=board.cube)
         return current
 
+    def _board(self) -> dict[str, Any] | None:
+        """The board the bot last saw while a match is on (None otherwise)."""
+        board = self.player.board
+        if self.player.match is None or board is None:
+            return None
+        try:
+            ids: dict[str, Any] = {"position_id": board.position.position_id(), "match_id": board.match.match_id()}
+        except Exception:  # a board between games has no position to show
+            ids = {"position_id": None, "match_id": None}
+        me = self.player.name or board.player  # FIBS names the receiver "You"
+        return {**ids, "dice": list(board.dice) if board.dice else None, "player": me,
+                "opponent": board.opponent, "on_roll": me if board.player_on_turn else board.opponent}
+
     def snapshot(self) -> dict[str, Any]:
         player = self.player
         me = player.who.get(player.name) if player.name else None
@@ -147,6 +172,7 @@ class StatusBoard:
             "paused": player.paused,
             "draining": player.draining,
             "match": self._match(),
+            "board": self._board(),
             "matches_today": self._matches_today(),
             "matches": stats.matches,
             "games": stats.games,
@@ -198,50 +224,94 @@ def metrics_text(board: StatusBoard) -> bytes:
     return generate_latest(registry)
 
 
-def _response(status: str, body: bytes, content_type: str) -> bytes:
-    head = (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
-            "Connection: close\r\n\r\n")
-    return head.encode() + body
+class _BotServer(uvicorn.Server):
+    """uvicorn that leaves the signals to the bot (its drain on the first SIGINT)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
-def answer(board: StatusBoard, request_line: str) -> bytes:
-    """The whole HTTP response to one request line (only GET /status and GET /metrics)."""
-    parts = request_line.split()
-    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-        return _response("400 Bad Request", b"bad request\n", "text/plain")
-    method, target = parts[0], parts[1].split("?", 1)[0]
-    if method != "GET":
-        return _response("405 Method Not Allowed", b"only GET\n", "text/plain")
-    if target == "/status":
-        body = json.dumps(board.snapshot(), indent=1).encode() + b"\n"
-        return _response("200 OK", body, "application/json")
-    if target == "/metrics":
-        return _response("200 OK", metrics_text(board), "text/plain; version=0.0.4; charset=utf-8")
-    return _response("404 Not Found", b"try /status or /metrics\n", "text/plain")
+class Endpoint:
+    """The running status server (``close()`` stops it)."""
 
+    def __init__(self, server: Any, task: asyncio.Task[None], port: int) -> None:
+        self.server = server
+        self.task = task
+        self.port = port
 
-async def serve(board: StatusBoard, host: str, port: int) -> asyncio.Server:
-    """Start the endpoint (already listening when this returns)."""
-    async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def close(self) -> None:
+        self.server.should_exit = True
+
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        """Close and wait for the server to finish (open connections are cut after ``timeout_s``)."""
+        self.close()
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            response = answer(board, head.split(b"\r\n", 1)[0].decode("latin-1"))
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
-            response = _response("400 Bad Request", b"bad request\n", "text/plain")
+            await asyncio.wait_for(asyncio.shield(self.task), timeout_s)
+        except Exception:  # the status page must never hold the bot's exit
+            self.server.force_exit = True
+            self.task.cancel()
+
+
+_MOUNTED: list[BaseRoute] = []
+
+
+def mount(routes: Sequence[BaseRoute]) -> None:
+    """Adds ``routes`` (Starlette or FastAPI routes, e.g. an operator dashboard reading
+    :meth:`StatusBoard.snapshot` through ``request.app.state.board``) to every status app
+    made afterwards."""
+    _MOUNTED.extend(routes)
+
+
+def status_app(board: StatusBoard, routes: Sequence[BaseRoute] = ()) -> Starlette:
+    """``GET /status`` (JSON) and ``GET /metrics`` (Prometheus), the mounted
+    routes and ``routes``; ``app.state.board`` is the StatusBoard."""
+
+    async def status_route(request: Request) -> Response:
+        try:
+            return Response(json.dumps(board.snapshot(), indent=1) + "\n", media_type="application/json")
         except Exception:  # the status page must never take the bot down
             log.exception("status endpoint failed")
-            response = _response("500 Internal Server Error", b"error\n", "text/plain")
-        try:
-            writer.write(response)
-            await writer.drain()
-        except ConnectionError:
-            pass
-        finally:
-            writer.close()
+            return PlainTextResponse("error\n", 500)
 
-    server = await asyncio.start_server(client, host, port, limit=_REQUEST_LIMIT)
-    log.info("status at http://%s:%d/status", host, server.sockets[0].getsockname()[1])
-    return server
+    async def metrics_route(request: Request) -> Response:
+        try:
+            return Response(metrics_text(board), media_type="text/plain; version=0.0.4; charset=utf-8")
+        except Exception:
+            log.exception("metrics endpoint failed")
+            return PlainTextResponse("error\n", 500)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return PlainTextResponse("try /status or /metrics\n", 404)
+
+    app = Starlette(routes=[Route("/status", status_route, methods=["GET"]),
+                            Route("/metrics", metrics_route, methods=["GET"]), *_MOUNTED, *routes],
+                    exception_handlers={404: not_found})
+    app.state.board = board
+    return app
+
+
+async def serve(board: StatusBoard, host: str, port: int, routes: Sequence[BaseRoute] = ()) -> Endpoint:
+    """Start the endpoint on uvicorn (already listening when this returns; OSError if the port
+    cannot be had). ``routes`` are mounted next to /status and /metrics."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(64)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    config = uvicorn.Config(status_app(board, routes), log_level="warning", access_log=False,
+                            h11_max_incomplete_event_size=_REQUEST_LIMIT, timeout_keep_alive=10,
+                            limit_concurrency=100, lifespan="off")
+    server = _BotServer(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="status endpoint")
+    bound = sock.getsockname()[1]
+    log.info("status at http://%s:%d/status", host, bound)
+    return Endpoint(server, task, bound)
 
 
 def fetch(url: str, timeout_s: float = 5.0) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import asyncio
 import pathlib
 import socket
 import threading
+import urllib.error
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -70,6 +71,10 @@ async def test_status_and_metrics_during_a_local_match(tmp_path: pathlib.Path) -
     assert last["user"] == "GnuBot" and last["level"] == cfg.engine.level and last["rating"] is not None
     assert last["seconds_since_last_byte"] is not None and last["uptime_s"] > 0
     assert last["decisions"] > 0 and last["decision_latencies_s"]
+    boards = [s["board"] for s in snapshots if s["board"]]
+    assert boards and all(b["player"] == "GnuBot" and b["opponent"] == "sparring" for b in boards)
+    assert {b["on_roll"] for b in boards} <= {"GnuBot", "sparring"}
+    assert all(len(b["position_id"]) == 14 and len(b["match_id"]) == 12 for b in boards if b["position_id"])
     text = "\n".join(f"{k}: {v}" for k, v in last.items())
     assert "password" not in text.lower()
     families = {f.name: f for f in text_string_to_metric_families(metrics[-1])}
@@ -78,22 +83,49 @@ async def test_status_and_metrics_during_a_local_match(tmp_path: pathlib.Path) -
     assert "fibsbot_decisions" in families and "fibsbot_last_decision_seconds" in families
 
 
-async def test_unknown_paths_and_methods(tmp_path: pathlib.Path) -> None:
+async def test_unknown_paths_methods_and_mounted_routes(tmp_path: pathlib.Path) -> None:
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    async def extra(request: object) -> PlainTextResponse:
+        return PlainTextResponse("dashboard")
+
+    async def mounted(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(str(request.app.state.board.snapshot()["connected"]))
+
+    status.mount([Route("/mounted", mounted)])
     board = status.StatusBoard(_Offline(), _Idle(), status.Meter(), status.TimedDecider(FakeDecider()))
-    assert status.answer(board, "GET /nothing HTTP/1.1").startswith(b"HTTP/1.1 404")
-    assert status.answer(board, "POST /status HTTP/1.1").startswith(b"HTTP/1.1 405")
-    assert status.answer(board, "garbage").startswith(b"HTTP/1.1 400")
-    ok = status.answer(board, "GET /status?x=1 HTTP/1.0")
-    assert ok.startswith(b"HTTP/1.1 200") and b'"connected": false' in ok
+    endpoint = await status.serve(board, "127.0.0.1", 0, routes=[Route("/dashboard", extra)])
+    base = f"http://127.0.0.1:{endpoint.port}"
+
+    def fetch_code(path: str, method: str = "GET") -> tuple[int, str]:
+        request = urllib.request.Request(base + path, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    try:
+        assert (await asyncio.to_thread(fetch_code, "/nothing"))[0] == 404
+        assert (await asyncio.to_thread(fetch_code, "/status", "POST"))[0] == 405
+        code, body = await asyncio.to_thread(fetch_code, "/status?x=1")
+        assert code == 200 and '"connected": false' in body and '"board": null' in body
+        assert await asyncio.to_thread(fetch_code, "/dashboard") == (200, "dashboard")
+        assert await asyncio.to_thread(fetch_code, "/mounted") == (200, "False")
+    finally:
+        endpoint.close()
+        await endpoint.task
 
 
 def test_status_command_prints_a_table(tmp_path: pathlib.Path, capsys) -> None:
     async def serve_once() -> int:
         board = status.StatusBoard(_Offline(), _Idle(), status.Meter(), status.TimedDecider(FakeDecider()))
         server = await status.serve(board, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        code = await asyncio.to_thread(main, ["status", f"http://127.0.0.1:{port}"])
+        code = await asyncio.to_thread(main, ["status", f"http://127.0.0.1:{server.port}"])
         server.close()
+        await server.task
         return code
 
     assert asyncio.run(serve_once()) == 0

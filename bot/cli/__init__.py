@@ -54,6 +54,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("tournament", "bot.cli.tournament"),
     ("calibrate", "bot.cli.calibrate"),
     ("server", "bot.cli.server"),
+    ("serve", "bot.serve.cli"),
     ("version", "bot.cli.version"),
 )
 """Every subcommand: its name and the module that registers it (the shape above)."""

@@ -5,6 +5,7 @@
     python -m engine.bench decide [--match 7:2-3]
     python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
+    python -m engine.bench serve [--positions 200 --scale 1]
     python -m engine.bench --signature
     python -m engine.bench --list            every developer tool with its command
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.bench import api, decide, eval, movegen, parity
+from engine.bench import api, decide, eval, movegen, parity, serve
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "movegen": movegen.run_movegen,
@@ -26,6 +27,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "api": api.run_api,
     "parity": parity.run_parity,
     "signature": decide.run_signature,
+    "serve": serve.run_serve,
 }
 
 
@@ -60,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("what", nargs="?", choices=sorted(COMMANDS), help="which benchmark")
     parser.add_argument("--positions", type=int, default=1000, help="size of the seeded position set")
     parser.add_argument("--levels", default="", help="parity: levels, comma-separated (default: the searching ones)")
-    parser.add_argument("--scale", type=float, default=1.0, help="parity: multiplies the default set sizes")
+    parser.add_argument("--scale", type=float, default=1.0, help="parity, serve: multiplies the default set sizes")
     parser.add_argument("--match", type=decide.match_score, default=None,
                         help="decide: a match score LENGTH:A-B, such as 7:2-3 (default: money play)")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")

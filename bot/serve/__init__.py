@@ -1,0 +1,1 @@
+"""The engine as a service: gnubg's external-player socket and an HTTP JSON API."""
