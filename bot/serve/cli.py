@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
 import logging
 import os
@@ -77,6 +76,8 @@ def check_binds(args: argparse.Namespace) -> str | None:
 
 
 async def serve(args: argparse.Namespace) -> None:
+    import asyncio
+
     from bot.serve import decide
     from bot.serve.external import ExternalServer
     from bot.serve.pool import Pool
@@ -133,6 +134,8 @@ def apply_config(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         apply_config(args)
     except ValueError as exc:  # ConfigError is a ValueError naming the file and key
