@@ -30,7 +30,6 @@ import functools
 import math
 import os
 import pathlib
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,7 +37,9 @@ from engine.errors import DataFileError
 from engine.native import MetTable
 from engine.probabilities import f32
 
-if TYPE_CHECKING:  # numpy loads with the first table: money play needs none
+if TYPE_CHECKING:  # numpy and the XML parser load with the first table: money play needs neither
+    import xml.etree.ElementTree as ET
+
     import numpy as np
 
 MAX_SCORE = 64
@@ -202,6 +203,8 @@ def load_met(path: str | os.PathLike[str] | None = None) -> MatchEquityTable:
     a parametric (zadeh/mec) table raises DataFileError. A missing or corrupt
     file raises DataFileError naming the file.
     """
+    import xml.etree.ElementTree as ET
+
     import numpy as np
 
     p = pathlib.Path(path) if path is not None else default_met_path()

@@ -386,7 +386,6 @@ def count_moves(boards: np.ndarray, dice: np.ndarray) -> int:
     """The number of plays of every board (rows of 50 uint32 counts) for every roll
     (rows of two int32 dice), read in place."""
     import numpy as np
-
     b = np.ascontiguousarray(boards, dtype=np.uint32)
     d = np.ascontiguousarray(dice, dtype=np.int32)
     return int(_lib.bg_count_moves(_ffi.from_buffer("unsigned int[]", b), b.size // 50,
@@ -399,7 +398,6 @@ def count_moves(boards: np.ndarray, dice: np.ndarray) -> int:
 def evaluate_many(engine: EngineHandle, data: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
     """0-ply outputs (an (n, 5) float32 array) and class codes of ``n`` 50-byte boards."""
     import numpy as np
-
     out = np.empty((n, 5), dtype=np.float32)
     classes = np.empty(n, dtype=np.int32)
     if n:
@@ -414,7 +412,6 @@ def evaluate_ids(engine: EngineHandle, raw: bytes, n: int, threads: int) -> tupl
     """:func:`evaluate_many` of ``n`` position IDs end to end, decoded in C on
     ``threads`` threads (0: every core); None when an ID is bad."""
     import numpy as np
-
     out = np.empty((n, 5), dtype=np.float32)
     classes = np.empty(n, dtype=np.int32)
     if n and _lib.bg_evaluate_ids(engine._c, engine._cache, raw, n, threads, _ffi.from_buffer("float[]", out),
@@ -434,7 +431,6 @@ def classify(key: bytes) -> int:
 def classify_many(data: bytes, n: int) -> np.ndarray:
     """gnubg's class codes of ``n`` 50-byte boards."""
     import numpy as np
-
     classes = np.empty(n, dtype=np.int32)
     if n and _lib.bg_classify_many8(data, n, _ffi.from_buffer("int[]", classes)):
         raise ValueError("a board has a side with more than 15 checkers")

@@ -31,7 +31,8 @@ import numpy as np
 from engine import native
 from engine.cube import ACTIONS, cube_info
 from engine.kinds import EngineCore, LevelLike
-from engine.levels import DEFAULT_TRIALS, EvalSettings, Level
+from engine.levels import DEFAULT_TRIALS as DEFAULT_TRIALS  # the API names it here too
+from engine.levels import EvalSettings, Level
 from engine.match import MatchState
 from engine.native import CubeInfo, RolloutStats, SearchSettings
 from engine.position import Move, Position
