@@ -256,7 +256,7 @@ def load_met(path: str | os.PathLike[str] | None = None) -> MatchEquityTable:
     return MatchEquityTable(name=name, description=desc, length=n, pre=pre, post=post, path=spath)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def met_at(path: str) -> MatchEquityTable:
     """The table in ``path``, loaded once per process (C cube code keeps pointers into it)."""
     return load_met(path)
