@@ -54,7 +54,7 @@ typedef struct bg_cache bg_cache;
 bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const char *ts_path,
                           int flags, char *err, int errlen);
 void bg_engine_free(bg_engine *engine);
-/* FNV-1a 64 digests of the weights (parsed floats), os and ts files. */
+/* Digests of the weights (FNV-1a 64 of the parsed floats), os and ts files (bg_file_digest). */
 void bg_engine_digests(const bg_engine *engine, unsigned long long *out3);
 /* The forward-pass kernel picked for this CPU: "avx512", "avx2", "sse2" or
  * "generic" (FIBSBOT_KERNEL=generic|sse2|avx2 in the environment forces one). */

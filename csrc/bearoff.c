@@ -187,7 +187,7 @@ int bg_bearoff_os_load(bg_bearoff_os *db, const char *path, char *err, int errle
     db->gammon = gammon;
     db->compressed = compressed;
     db->n_pos = npos;
-    db->digest = bg_fnv1a(BG_FNV_OFFSET, buf, len);
+    db->digest = bg_file_digest(buf, len);
     return 0;
 }
 
@@ -229,7 +229,7 @@ int bg_bearoff_ts_load(bg_bearoff_ts *db, const char *path, char *err, int errle
     db->n_chequers = nc;
     db->n_values = k;
     db->n_pos = npos;
-    db->digest = bg_fnv1a(BG_FNV_OFFSET, buf, len);
+    db->digest = bg_file_digest(buf, len);
     return 0;
 }
 

@@ -14,7 +14,7 @@ typedef struct {
     int n_points, n_chequers;
     int gammon, compressed;
     unsigned int n_pos;
-    uint64_t digest; /* FNV-1a of the whole file */
+    uint64_t digest; /* bg_file_digest of the whole file */
 } bg_bearoff_os;
 
 typedef struct {
@@ -26,9 +26,9 @@ typedef struct {
     uint64_t digest;
 } bg_bearoff_ts;
 
-/* Digests of the files shipped with gnubg (FNV-1a 64 of the bytes). */
-#define BG_OS0_DIGEST 0x1599aa5fd696921cULL
-#define BG_TS0_DIGEST 0x0fb961471cef03ffULL
+/* Digests of the files shipped with gnubg (bg_file_digest of the bytes). */
+#define BG_OS0_DIGEST 0xa705695ded639facULL
+#define BG_TS0_DIGEST 0x6acebdb645fa84f6ULL
 
 int bg_bearoff_os_load(bg_bearoff_os *db, const char *path, char *err, int errlen);
 int bg_bearoff_ts_load(bg_bearoff_ts *db, const char *path, char *err, int errlen);

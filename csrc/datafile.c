@@ -77,6 +77,34 @@ int bg_read_file(const char *path, unsigned char **buf, size_t *len, char *err, 
     return 0;
 }
 
+#define DIGEST_MUL 0x9e3779b97f4a7c15ULL
+
+static uint64_t load_le64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+static uint64_t digest_step(uint64_t h, uint64_t word)
+{
+    h = (h ^ word) * DIGEST_MUL;
+    return h ^ (h >> 29);
+}
+
+uint64_t bg_file_digest(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t lane[4] = {BG_FNV_OFFSET, BG_FNV_OFFSET ^ 1, BG_FNV_OFFSET ^ 2, BG_FNV_OFFSET ^ 3};
+    size_t i = 0;
+    for (; i + 32 <= len; i += 32)
+        for (int k = 0; k < 4; k++)
+            lane[k] = digest_step(lane[k], load_le64(p + i + 8 * k));
+    uint64_t h = bg_fnv1a(BG_FNV_OFFSET, p + i, len - i); /* the last 0..31 bytes */
+    for (int k = 0; k < 4; k++)
+        h = digest_step(h, lane[k]);
+    return digest_step(h, (uint64_t)len);
+}
+
 uint64_t bg_fnv1a(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;

@@ -17,4 +17,10 @@ void bg_file_error(char *err, int errlen, const char *path, const char *fmt, ...
 #define BG_FNV_OFFSET 0xcbf29ce484222325ULL
 uint64_t bg_fnv1a(uint64_t h, const void *data, size_t len);
 
+/* The digest of a whole file's bytes: four lanes over little-endian 64-bit
+ * words, each step (xor, multiply by an odd constant, xorshift) invertible, so
+ * that a change to any one word always changes it; many times faster than
+ * byte-wise FNV-1a on the megabytes of a bearoff database. */
+uint64_t bg_file_digest(const void *data, size_t len);
+
 #endif

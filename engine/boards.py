@@ -3,17 +3,21 @@ from Positions, raw 2x25 boards or integer arrays, validated on the slow path.""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from itertools import chain
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.position import Position
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _slow_bytes(board: Any) -> bytes:
     """50 count bytes of a board given as lists, tuples or an array, validated."""
+    import numpy as np
+
     try:
         rows = np.asarray(board)
         if rows.shape != (2, 25) and rows.shape != (50,):
@@ -39,17 +43,25 @@ def board_bytes(position: Any) -> bytes:
     return _slow_bytes(board)
 
 
+def _array_bytes(positions: np.ndarray) -> tuple[bytes, int]:
+    """An (N, 2, 25) or (N, 50) integer array as 50 bytes a board, validated."""
+    import numpy as np
+
+    if positions.ndim < 1 or positions.size % 50 or positions.shape[-1] not in (25, 50):
+        raise ValueError(f"boards array must have shape (N, 2, 25) or (N, 50), not {positions.shape}")
+    if positions.dtype.kind not in "iu":
+        raise ValueError("boards array must hold integers")
+    if positions.size and (positions.min() < 0 or positions.max() > 15):
+        raise ValueError("checker counts must be in 0..15")
+    return positions.astype(np.uint8, copy=False).tobytes(), positions.size // 50
+
+
 def boards_bytes(positions: Iterable[Any] | np.ndarray) -> tuple[bytes, int]:
     """Positions (objects with ``.board``, raw 2x25 boards, or an (N, 2, 25) /
     (N, 50) integer array) as 50 bytes each; returns (bytes, N)."""
-    if isinstance(positions, np.ndarray):
-        if positions.ndim < 1 or positions.size % 50 or positions.shape[-1] not in (25, 50):
-            raise ValueError(f"boards array must have shape (N, 2, 25) or (N, 50), not {positions.shape}")
-        if positions.dtype.kind not in "iu":
-            raise ValueError("boards array must hold integers")
-        if positions.size and (positions.min() < 0 or positions.max() > 15):
-            raise ValueError("checker counts must be in 0..15")
-        return positions.astype(np.uint8, copy=False).tobytes(), positions.size // 50
+    numpy = sys.modules.get("numpy")  # an array exists only once numpy is imported
+    if numpy is not None and isinstance(positions, numpy.ndarray):
+        return _array_bytes(cast("np.ndarray", positions))
     if not isinstance(positions, list):
         positions = list(positions)
     try:  # Positions that carry their key (made from IDs, plays or keys): no Python per board

@@ -25,7 +25,7 @@ from engine import native
 from engine.match import MatchState
 from engine.met import MatchEquityTable, default_met
 from engine.native import CubeInfo
-from engine.probabilities import CubeEquities
+from engine.probabilities import CubeEquities, f32
 
 # gnubg's position classes
 CLASS_OVER, CLASS_BEAROFF2, CLASS_BEAROFF_TS, CLASS_BEAROFF1, CLASS_BEAROFF_OS = 0, 4, 5, 6, 7
@@ -223,7 +223,7 @@ def decision_of(code: int, optimal: float, equities: CubeEquities, ci: CubeInfo,
     check reads; ``plies`` the evaluation's depth."""
     available = ci.available()
     double_point = ci.double_point_dead(pre)
-    win = native.f32(pre[0])  # the check reads the C float
+    win = f32(pre[0])  # the check reads the C float
     should_double = available and win >= double_point and (
         code in _DOUBLES or (code in _OPTIONAL and plies == 0 and win > 0.001))
     return CubeDecision(

@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,8 +43,9 @@ class DataFiles:
 
 
 def packaged_data_dir() -> Path:
-    """The data folder shipped inside the ``engine`` package."""
-    return Path(str(importlib.resources.files("engine") / "gnubg_data"))
+    """The data folder shipped inside the ``engine`` package (the C engine reads files
+    from disk, so the package is a folder, not a zip)."""
+    return Path(__file__).parent / "gnubg_data"
 
 
 def search_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:

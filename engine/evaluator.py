@@ -23,19 +23,23 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
-import numpy as np
-import numpy.typing as npt
-
-from engine import data, native, rollout, search
+from engine import data, native, search
 from engine.boards import board_bytes, boards_bytes
 from engine.cube import CubeDecision
 from engine.kinds import Dice, LevelLike, PositionLike
+from engine.levels import DEFAULT_TRIALS
 from engine.match import MatchState
 from engine.met import MatchEquityTable, default_met, met_at
 from engine.position import Position, boards_from_ids
 from engine.probabilities import Probabilities
+
+if TYPE_CHECKING:  # numpy and rollouts load when first used: a single decision needs neither
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine import rollout
 
 
 class PositionClass(IntEnum):
@@ -114,6 +118,8 @@ class Engine:
         """Evaluates a batch in one C call: an (N, 5) float64 array of probabilities
         (and an (N,) int32 array of class codes with ``with_classes=True``). Accepts
         positions, raw 2x25 boards, or an (N, 2, 25) / (N, 50) integer array."""
+        import numpy as np
+
         out, classes = native.evaluate_many(self.native, *boards_bytes(positions))
         probs = out.astype(np.float64)
         return (probs, classes) if with_classes else probs
@@ -121,7 +127,7 @@ class Engine:
     def classify(self, position: PositionLike) -> PositionClass:
         """gnubg's class of a position (which evaluator applies)."""
         try:
-            return PositionClass(int(native.classify_many(board_bytes(position), 1)[0]))
+            return PositionClass(native.classify(board_bytes(position)))
         except ValueError:
             raise ValueError("a side has more than 15 checkers") from None
 
@@ -137,6 +143,8 @@ class Engine:
                      ) -> npt.NDArray[np.float64] | tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
         """:meth:`evaluate_many` of gnubg position IDs, decoded and evaluated in one
         C call on ``threads`` threads (0: every core); BoardParseError names a bad ID."""
+        import numpy as np
+
         ids = list(position_ids)
         raw = "".join(ids).encode("ascii", "replace")
         result = native.evaluate_ids(self.native, raw, len(ids), threads) if len(raw) == 14 * len(ids) else None
@@ -184,7 +192,7 @@ class Engine:
         return search.accept_resignation(self, position, match, level, value)
 
     def rollout(self, position: Position, match: MatchState | None = None, *,
-                candidates: rollout.Candidates = None, trials: int = rollout.DEFAULT_TRIALS,
+                candidates: rollout.Candidates = None, trials: int = DEFAULT_TRIALS,
                 level: rollout.LevelSpec = "expert", cube_level: rollout.LevelSpec | None = None,
                 truncate: int | None = None, seed: int = 0, quasi_random: bool = True,
                 variance_reduction: bool = True, cubeful: bool = True, threads: int | None = None,
@@ -194,6 +202,8 @@ class Engine:
         the cube decision (``"cube"``): a RolloutResult (engine/rollout.py; more
         settings, e.g. ``stop_se``, ``late_level``, as keywords). ``threads``: None =
         every core; ``progress(done, total, partial_result)`` after each chunk."""
+        from engine import rollout
+
         s = rollout.RolloutSettings(trials=trials, level=level, cube_level=cube_level, truncate=truncate,
                                     seed=seed, quasi_random=quasi_random,
                                     variance_reduction=variance_reduction, cubeful=cubeful,

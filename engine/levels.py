@@ -29,6 +29,8 @@ FilterTable = tuple[tuple[FilterEntry, ...], ...]  # row n-1 for an n-ply evalua
 
 _SKIP: FilterEntry = (-1, 0, 0.0)
 
+DEFAULT_TRIALS = 1296  # gnubg's default rollout length (36 x 36 quasi-random first rolls)
+
 
 def _filter(first: FilterEntry, third: FilterEntry) -> FilterTable:
     return ((first,), (first, _SKIP), (first, _SKIP, third), (first, _SKIP, third, _SKIP))

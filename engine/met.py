@@ -30,21 +30,23 @@ import functools
 import math
 import os
 import pathlib
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.errors import DataFileError
 from engine.native import MetTable
+from engine.probabilities import f32
+
+if TYPE_CHECKING:  # numpy and the XML parser load with the first table: money play needs neither
+    import xml.etree.ElementTree as ET
+
+    import numpy as np
 
 MAX_SCORE = 64
 
 # per-game standard deviations used by gnubg to extend a table (index = points needed)
 _STDDEV = [0.0, 1.24, 1.27, 1.47, 1.50, 1.60, 1.61, 1.66, 1.68, 1.70, 1.72]
 _STDDEV_REST = 1.77
-
-_f32 = np.float32
 
 
 def default_met_path() -> pathlib.Path:
@@ -93,11 +95,11 @@ class MatchEquityTable:
         if crawford or length - score[0] == 1 or length - score[1] == 1:
             if n0 == 0:  # player 0 leads, player 1 trails
                 v = float(self.post[1][n1])
-                return v if player else float(_f32(1.0 - v))
+                return v if player else f32(1.0 - v)
             v = float(self.post[0][n0])
-            return float(_f32(1.0 - v)) if player else v
+            return f32(1.0 - v) if player else v
         v = float(self.pre[n0][n1])
-        return float(_f32(1.0 - v)) if player else v
+        return f32(1.0 - v) if player else v
 
     # ---- C view -----------------------------------------------------------------
 
@@ -124,6 +126,8 @@ def _floats(row: ET.Element, path: str) -> list[float]:
 
 
 def _explicit_pre(elem: ET.Element, n: int, path: str) -> np.ndarray:
+    import numpy as np
+
     rows = [_floats(r, path) for r in elem.findall("row")]
     if len(rows) < n or any(len(r) < n for r in rows[:n]):
         raise DataFileError(f"{path}: the pre-Crawford table is not {n} x {n}")
@@ -138,6 +142,8 @@ def _explicit_pre(elem: ET.Element, n: int, path: str) -> np.ndarray:
 
 
 def _normal_area(lo: float, hi: float, mu: float, sigma: float) -> np.float32:
+    from numpy import float32 as _f32
+
     # gnubg: float arguments, erf in double, float results
     t_lo = _f32((_f32(lo) - _f32(mu)) / _f32(sigma))
     t_hi = _f32((_f32(hi) - _f32(mu)) / _f32(sigma))
@@ -147,11 +153,15 @@ def _normal_area(lo: float, hi: float, mu: float, sigma: float) -> np.float32:
 
 
 def _stddev(points: int) -> np.float32:
+    from numpy import float32 as _f32
+
     return _f32(_STDDEV[points] if points <= 10 else _STDDEV_REST)
 
 
 def _extend_pre(table: np.ndarray, n: int) -> None:
     """gnubg's extension of a pre-Crawford table from n to 64 points."""
+    from numpy import float32 as _f32
+
     for i in range(n, MAX_SCORE):
         s0 = i + 1
         sd0 = _stddev(s0)
@@ -171,6 +181,8 @@ def _extend_pre(table: np.ndarray, n: int) -> None:
 
 def _extend_post(row: np.ndarray, start: int, gammon_rate: float = 0.25,
                  free_drop2: float = 0.015, free_drop4: float = 0.004) -> None:
+    from numpy import float32 as _f32
+
     g = _f32(gammon_rate)
     for i in range(start, MAX_SCORE):
         a = row[i - 4] if i >= 4 else _f32(1.0)
@@ -191,6 +203,10 @@ def load_met(path: str | os.PathLike[str] | None = None) -> MatchEquityTable:
     a parametric (zadeh/mec) table raises DataFileError. A missing or corrupt
     file raises DataFileError naming the file.
     """
+    import xml.etree.ElementTree as ET
+
+    import numpy as np
+
     p = pathlib.Path(path) if path is not None else default_met_path()
     spath = str(p)
     try:
@@ -240,7 +256,7 @@ def load_met(path: str | os.PathLike[str] | None = None) -> MatchEquityTable:
     return MatchEquityTable(name=name, description=desc, length=n, pre=pre, post=post, path=spath)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def met_at(path: str) -> MatchEquityTable:
     """The table in ``path``, loaded once per process (C cube code keeps pointers into it)."""
     return load_met(path)

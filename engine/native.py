@@ -24,9 +24,7 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any, NoReturn
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import _fast
 from engine._core import ffi as _ffi
@@ -34,6 +32,9 @@ from engine._core import lib as _lib
 from engine.errors import DataFileError, EngineError, IllegalMoveError
 from engine.levels import EFFICIENCY_SETS, EvalSettings
 from engine.probabilities import CubeEquities, Probabilities
+
+if TYPE_CHECKING:  # numpy is imported where arrays are made: the per-position calls do without it
+    import numpy as np
 
 # ---- errors: every C error code of the search and rollout calls, once -----------------------
 
@@ -115,6 +116,8 @@ class MetTable(Handle):
     __slots__ = ()
 
     def __init__(self, pre: np.ndarray, post: np.ndarray) -> None:
+        import numpy as np
+
         super().__init__(_ffi.new("bg_met *"))
         _ffi.memmove(self._c.pre, np.ascontiguousarray(pre, dtype=np.float32).tobytes(), 64 * 64 * 4)
         _ffi.memmove(self._c.post, np.ascontiguousarray(post, dtype=np.float32).tobytes(), 2 * 64 * 4)
@@ -260,6 +263,8 @@ class RolloutStats(Handle):
 
     def add(self, values: np.ndarray, stride: int) -> None:
         """Adds ``len(values) // stride`` trials (rows of ``stride`` float32 outputs)."""
+        import numpy as np
+
         v = np.ascontiguousarray(values, dtype=np.float32)
         if v.size:
             _lib.bg_rollout_stats_add(self._c, _ffi.from_buffer("float[]", v), v.size // stride, stride)
@@ -380,6 +385,7 @@ def apply_move(flat: Sequence[int], steps: Sequence[tuple[int, int]]) -> bytes |
 def count_moves(boards: np.ndarray, dice: np.ndarray) -> int:
     """The number of plays of every board (rows of 50 uint32 counts) for every roll
     (rows of two int32 dice), read in place."""
+    import numpy as np
     b = np.ascontiguousarray(boards, dtype=np.uint32)
     d = np.ascontiguousarray(dice, dtype=np.int32)
     return int(_lib.bg_count_moves(_ffi.from_buffer("unsigned int[]", b), b.size // 50,
@@ -391,6 +397,7 @@ def count_moves(boards: np.ndarray, dice: np.ndarray) -> int:
 
 def evaluate_many(engine: EngineHandle, data: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
     """0-ply outputs (an (n, 5) float32 array) and class codes of ``n`` 50-byte boards."""
+    import numpy as np
     out = np.empty((n, 5), dtype=np.float32)
     classes = np.empty(n, dtype=np.int32)
     if n:
@@ -404,6 +411,7 @@ def evaluate_many(engine: EngineHandle, data: bytes, n: int) -> tuple[np.ndarray
 def evaluate_ids(engine: EngineHandle, raw: bytes, n: int, threads: int) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`evaluate_many` of ``n`` position IDs end to end, decoded in C on
     ``threads`` threads (0: every core); None when an ID is bad."""
+    import numpy as np
     out = np.empty((n, 5), dtype=np.float32)
     classes = np.empty(n, dtype=np.int32)
     if n and _lib.bg_evaluate_ids(engine._c, engine._cache, raw, n, threads, _ffi.from_buffer("float[]", out),
@@ -412,8 +420,17 @@ def evaluate_ids(engine: EngineHandle, raw: bytes, n: int, threads: int) -> tupl
     return out, classes
 
 
+def classify(key: bytes) -> int:
+    """gnubg's class code of one 50-byte board."""
+    out = _ffi.new("int[1]")
+    if _lib.bg_classify_many8(key, 1, out):
+        raise ValueError("a side has more than 15 checkers")
+    return int(out[0])
+
+
 def classify_many(data: bytes, n: int) -> np.ndarray:
     """gnubg's class codes of ``n`` 50-byte boards."""
+    import numpy as np
     classes = np.empty(n, dtype=np.int32)
     if n and _lib.bg_classify_many8(data, n, _ffi.from_buffer("int[]", classes)):
         raise ValueError("a board has a side with more than 15 checkers")
@@ -455,10 +472,11 @@ def decode_plays(blob: bytes, n: int) -> list[tuple[bytes, tuple[int, ...], floa
     """The ``n`` candidates of a :func:`play_blob`: (bg_move bytes, result board as 50
     counts, equity, cubeless equity, probabilities, plies)."""
     at = n * MOVE_SIZE
-    boards = np.frombuffer(blob, dtype=np.uint32, count=50 * n, offset=at).tolist()
+    view = memoryview(blob)  # native byte order, as the C engine wrote them
+    boards = view[at:at + 200 * n].cast("I").tolist()
     at += 200 * n
-    floats = np.frombuffer(blob, dtype=np.float32, count=7 * n, offset=at).tolist()
-    plies = np.frombuffer(blob, dtype=np.int32, count=n, offset=at + 28 * n).tolist()
+    floats = view[at:at + 28 * n].cast("f").tolist()
+    plies = view[at + 28 * n:at + 32 * n].cast("i").tolist()
     eq, eq2, probs = floats[:n], floats[n:2 * n], floats[2 * n:]
     return [(blob[i * MOVE_SIZE:(i + 1) * MOVE_SIZE], tuple(boards[50 * i:50 * i + 50]), eq[i], eq2[i],
              Probabilities(*probs[5 * i:5 * i + 5]), plies[i]) for i in range(n)]
@@ -538,11 +556,6 @@ def low_ply_efficiency(efficiency_set: str, plies: int) -> bool:
     if efficiency_set not in EFFICIENCY_SETS:
         raise ValueError(f"unknown cube efficiency set {efficiency_set!r}; valid: {', '.join(EFFICIENCY_SETS)}")
     return bool(_lib.bg_low_ply_efficiency(EFFICIENCY_SETS.index(efficiency_set), plies))
-
-
-def f32(x: float) -> float:
-    """``x`` rounded to single precision."""
-    return float(_ffi.cast("float", x))
 
 
 # ---- noise ---------------------------------------------------------------------------------------------

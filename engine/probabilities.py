@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import struct
 from typing import NamedTuple
 
-import numpy as np
+_F32 = struct.Struct("f")
+_pack, _unpack = _F32.pack, _F32.unpack
 
-_F32 = np.float32
+
+def f32(x: float) -> float:
+    """``x`` rounded to single precision (IEEE round to nearest even)."""
+    return float(_unpack(_pack(x))[0])
 
 
 class Probabilities(NamedTuple):
@@ -27,8 +32,11 @@ class Probabilities(NamedTuple):
     def equity(self) -> float:
         """Cubeless money equity, computed as gnubg does: in float32,
         ``(win*2 - 1) + (wg - lg) + (wbg - lbg)``."""
-        w, wg, wbg, lg, lbg = (_F32(v) for v in self)
-        return float((w * _F32(2) - _F32(1)) + (wg - lg) + (wbg - lbg))
+        # each float32 operation is the double result rounded once to float32: a
+        # double holds the exact sum or product of two floats closely enough that the
+        # second rounding cannot differ (Figueroa, "When is double rounding innocuous?", 1995)
+        w, wg, wbg, lg, lbg = (f32(v) for v in self)
+        return f32(f32(f32(w * 2.0 - 1.0) + f32(wg - lg)) + f32(wbg - lbg))
 
     def as_tuple(self) -> tuple[float, float, float, float, float]:
         return tuple(self)  # type: ignore[return-value]

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from engine.cube import CLASS_RACE, _probs5, cube_info
 from engine.match import MatchState
-from engine.native import CubeInfo, f32
+from engine.native import CubeInfo
+from engine.probabilities import f32
 
 SINGLE, GAMMON, BACKGAMMON = 1, 2, 3
 RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}

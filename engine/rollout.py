@@ -31,6 +31,7 @@ import numpy as np
 from engine import native
 from engine.cube import ACTIONS, cube_info
 from engine.kinds import EngineCore, LevelLike
+from engine.levels import DEFAULT_TRIALS as DEFAULT_TRIALS  # the API names it here too
 from engine.levels import EvalSettings, Level
 from engine.match import MatchState
 from engine.native import CubeInfo, RolloutStats, SearchSettings
@@ -41,7 +42,6 @@ LevelSpec = Union[LevelLike, tuple[LevelLike, LevelLike]]
 """A level for both players, or a pair (player 0's, player 1's)."""
 SettingValue = Union[LevelSpec, int, float, str, bool, None]
 """A value of one of :class:`RolloutSettings`' fields."""
-DEFAULT_TRIALS = 1296  # gnubg's default rollout length (36 x 36 quasi-random first rolls)
 Candidates = Union[None, str, Sequence[Move]]
 Progress = Callable[[int, int, "RolloutResult"], None]
 

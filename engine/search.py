@@ -128,7 +128,8 @@ def _cube_info(engine: EngineCore, match: MatchState, mover: int, beavers: bool 
     hit = _CUBE_INFOS.get(k)
     if hit is not None and hit[0] is engine and hit[1] is match:
         return hit[2]
-    ci = cube_info(match, mover, beavers=beavers, met=engine.met)
+    # a money decision needs no MET: it is loaded for the first match decision
+    ci = cube_info(match, mover, beavers=beavers, met=engine.met if match.length else None)
     if len(_CUBE_INFOS) > 1024:
         _CUBE_INFOS.clear()
     _CUBE_INFOS[k] = (engine, match, ci)

@@ -66,6 +66,17 @@ def test_version_loads_no_engine() -> None:
     assert done.stdout.splitlines() == ["fibsbot " + done.stdout.split()[1], "False False"], done.stdout
 
 
+def test_hint_loads_neither_numpy_nor_rollouts() -> None:
+    # numpy alone took longer to import than gnubg takes to answer the same hint
+    code = ("import sys; from bot.cli import main\n"
+            f"status = main(['hint', {OPENING!r}, '--dice', '31'])\n"
+            "print(status, sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' or m == 'engine.rollout'))")
+    done = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "8/5 6/5" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+
+
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])

@@ -4,8 +4,12 @@ keep one scratch per thread."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,11 +18,45 @@ from engine import native
 from engine.errors import BoardParseError
 from engine.levels import level
 from engine.position import Position, boards_from_ids
+from engine.probabilities import Probabilities
 from engine.sampling import random_game_positions
 
 
 def _decision(d):
     return str(d.move), [(str(c.move), c.equity, c.probabilities, c.position) for c in d.candidates]
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_per_position_calls_load_no_numpy():
+    # numpy is imported where arrays are made (the bulk calls), not by `import engine`
+    code = """import sys
+from engine import Engine, MatchState, Position
+engine = Engine()
+p = Position.from_position_id("4HPwATDgc/ABMA")
+d = engine.best_move(p, (3, 1))
+assert str(d.move) == "8/5 6/5" and len(d.candidates) == 16, d
+engine.cube_decision(p)
+engine.evaluate(p).equity, engine.classify(p), p.legal_plays(6, 6)
+print(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' or m == 'engine.rollout'))
+engine.evaluate_many([p])
+engine.best_move(p, (3, 1), MatchState(length=7))
+print('numpy' in sys.modules)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "True"], done.stdout
+
+
+def test_equity_is_gnubgs_float32_sum():
+    rng = random.Random(33)
+    f32 = np.float32
+    for _ in range(20000):
+        p = Probabilities(*(rng.random() * rng.choice((1.0, 1e-3, 1e-7)) for _ in range(5)))
+        w, wg, wbg, lg, lbg = (f32(v) for v in p)
+        assert p.equity == float((w * f32(2) - f32(1)) + (wg - lg) + (wbg - lbg)), p
 
 
 def test_key_from_id_equals_the_batch_decoder():

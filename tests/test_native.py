@@ -8,6 +8,7 @@ import pathlib
 import typing
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 import engine
@@ -62,8 +63,9 @@ def _has_any(hint: object) -> bool:
     return any(_has_any(a) for a in args if a is not Ellipsis)
 
 
-# names the annotations refer to from inside their own modules (forward references)
-_NAMES = {**vars(rollout), **vars(search)}
+# names the annotations refer to from inside their own modules (forward references; numpy
+# and engine.rollout are imported there for type checking only, so that `import engine` needs neither)
+_NAMES = {**vars(rollout), **vars(search), "np": np, "npt": npt, "rollout": rollout}
 
 
 def _public_callables(obj: type) -> list[tuple[str, object]]:

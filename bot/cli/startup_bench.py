@@ -26,6 +26,13 @@ GNUBG_SCRIPT = f"new game\nset board {POSITION}\nset turn 0\nset dice 3 1\nhint\
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def _default_fibsbot() -> str:
+    """The console script installed beside this interpreter, as pip puts it, else the first
+    on PATH (which may be a version manager's shim: a shell script that starts it)."""
+    beside = os.path.join(os.path.dirname(sys.executable), "fibsbot")
+    return beside if os.access(beside, os.X_OK) else shutil.which("fibsbot") or "fibsbot"
+
+
 def _timed(argv: list[str], stdin: str | None, expect: str) -> float:
     start = time.perf_counter()
     done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=120, env=ENV,
@@ -40,7 +47,8 @@ def _timed(argv: list[str], stdin: str | None, expect: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.cli.startup_bench", description=__doc__)
     parser.add_argument("-n", type=int, default=11, help="runs of each command (default 11)")
-    parser.add_argument("--fibsbot", default=shutil.which("fibsbot") or "fibsbot", help="the fibsbot executable")
+    parser.add_argument("--fibsbot", default=_default_fibsbot(),
+                        help="the fibsbot executable (default: the one beside this Python, else on PATH)")
     parser.add_argument("--gnubg", default=shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games"),
                         help="the gnubg executable (default: gnubg on PATH or /usr/games/gnubg)")
     args = parser.parse_args(argv)
