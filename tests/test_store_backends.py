@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pathlib
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -234,3 +237,24 @@ def test_db_sync_takes_journals_records_and_the_ledger_once(url: str, tmp_path: 
         assert [r[1] for r in found["rating_history"]] == [1501.0, 1502.0, 1503.0]
     finally:
         store.close()
+
+
+def test_stats_with_a_store_url_loads_neither_the_engine_nor_alembic(tmp_path: pathlib.Path) -> None:
+    """``fibsbot stats --store URL`` reads the database only: no config, no engine, no
+    migration tool (what its speed depends on)."""
+    sgf = tmp_path / "one.sgf"
+    save_sgf(random_match(5, 3), sgf)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = open_store(url)
+    import_paths(store, [sgf])
+    store.close()
+    code = ("import sys; from bot.cli import main\n"
+            f"try:\n    main(['stats', '--store', {url!r}, '--json'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('engine', 'numpy', 'alembic', 'bot.config') if m in sys.modules))")
+    root = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    answer, loaded = done.stdout.splitlines()
+    assert json.loads(answer)["matches"] == 1
+    assert loaded == "[]"
