@@ -258,3 +258,12 @@ def test_stats_with_a_store_url_loads_neither_the_engine_nor_alembic(tmp_path: p
     answer, loaded = done.stdout.splitlines()
     assert json.loads(answer)["matches"] == 1
     assert loaded == "[]"
+
+
+def test_the_stats_rating_labels_are_the_engine_analysis_labels() -> None:
+    from bot.store.judge import rating_label as engine_label
+    from bot.store.stats import RATING_LABELS, rating_label
+
+    edges = [t for t, _ in RATING_LABELS]
+    for rate in [0.0, *edges, *(t - 1e-9 for t in edges), *(t + 1e-9 for t in edges), 0.1, 1.0]:
+        assert rating_label(rate) == engine_label(rate) and rating_label(-rate) == engine_label(-rate), rate
