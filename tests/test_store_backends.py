@@ -23,8 +23,8 @@ from bot.store.imports import import_paths, rebuild
 from bot.store.schema import actions, games, matches, metadata
 from bot.store.stats import query, today_summary
 from bot.store.store import Store, open_store
-from engine.records import MatchRecord, load_mat, load_sgf, save_mat, save_sgf
 from engine.bench.random_records import random_match
+from engine.records import MatchRecord, load_mat, load_sgf, save_mat, save_sgf
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ async def test_ratings_and_experience_reach_the_store(tmp_path: pathlib.Path) ->
     url = f"sqlite:///{tmp_path / 'store.db'}"
     cfg = config(tmp_path, connection={"backoff_min_s": 0.05, "backoff_max_s": 0.5}, store={"url": url},
                  play={"greeting": "", "goodbye": ""})
-    player, sparring = local_players(cfg, FakeDecider(), FakeDecider(), matches=2, length=1)
+    player, sparring = local_players(cfg, FakeDecider(), FakeDecider(), matches=2, length=1)  # type: ignore[arg-type]
     async with FibsServer(HOST, 0, db_path=tmp_path / "server.db", seed=6, scrypt_n=2**10) as server:
         server.add_user("GnuBot", "pw-1")
         account = server.add_user("sparring", "pw-2")
@@ -53,7 +53,7 @@ async def test_ratings_and_experience_reach_the_store(tmp_path: pathlib.Path) ->
                             transcript=transcript_logger(who.cfg, who.cfg.account.user))
                     for who, pw in ((player, "pw-1"), (sparring, "pw-2"))]
         with live_store(cfg):
-            for who, session in zip((player, sparring), sessions):
+            for who, session in zip((player, sparring), sessions, strict=True):
                 who.attach(session)
             tasks = [asyncio.create_task(s.run()) for s in sessions]
             try:
@@ -80,7 +80,8 @@ async def test_ratings_and_experience_reach_the_store(tmp_path: pathlib.Path) ->
     kept, people = _ratings(url)
     reported = pytest.approx  # the server reports ratings with two decimals
     assert kept == [reported((ours[0], ours[1]), abs=0.005), reported((ours[1], ours[2]), abs=0.005)]
-    assert people["sparring"] == (reported(them.rating, abs=0.005), them.experience)
+    rating, experience = people["sparring"]
+    assert rating == reported(them.rating, abs=0.005) and experience == them.experience
     # the same records and ledger imported into a fresh store: the same figures
     fresh = f"sqlite:///{tmp_path / 'imported.db'}"
     store = open_store(fresh)
