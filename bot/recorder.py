@@ -7,9 +7,10 @@ in :attr:`bot.fibsboard.FibsBoard.match`.
 
 When the record cannot follow the server (lines lost in a disconnect that a
 resync cannot explain), the game is marked broken: nothing more is appended
-to it, and the next game continues in a second file (``...-2.sgf``), since a
-record cannot skip to a position. Nothing is ever written that did not
-happen.
+to it, it stays without a result (abandoned, as gnubg loads it), and the next
+game goes on in the same file at the score the server shows. Only a score the
+record cannot reach (lower than its own) continues in a second file
+(``...-part2.sgf``). Nothing is ever written that did not happen.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Recorder:
         self._expect_game = True  # a board may start a game (not after a game ended, until the next starts)
         self._expect_opening = False  # after a game ended: a board of the opening position starts the next
         self._opened = False  # a board began the running game and nothing is recorded in it yet
+        self._abandoned = False  # the last game could not be followed: it stays without a result
         if state:
             self._restore(state)
         self._journaled = self._state()
@@ -110,7 +112,7 @@ class Recorder:
     def game(self) -> GameState | None:
         """The state of the running game, None between games."""
         games = self.record.games
-        return games[-1].state if games and games[-1].result is None else None
+        return games[-1].state if games and games[-1].result is None and not self._abandoned else None
 
     @property
     def crawford_played(self) -> bool:
@@ -146,8 +148,11 @@ class Recorder:
 
     def _on_board(self, board: FibsBoard, crawford_game: bool) -> None:
         self._board = board
-        if board.turn and self._expect_opening and self.game is None and not self.broken \
-                and board.position == _INITIAL and (board.opponent_score, board.player_score) == self.record.score():
+        opening = bool(board.turn) and self._expect_opening and board.position == _INITIAL
+        if opening and self.broken:
+            self._abandon()  # the server ended the game the record lost; this board begins the next
+        if opening and self.game is None and not self.broken and (
+                self._abandoned or (board.opponent_score, board.player_score) == self.record.score()):
             # the next game's first board, before its "Starting a new game" (JIBS's order)
             self._expect_game = self._expect_opening = False
             self._start_game(board, crawford_game)
@@ -184,7 +189,7 @@ class Recorder:
                     log.warning("record %s: game %d ended on the server, its end was lost", self.path,
                                 len(self.record.games))
             if self.broken or self.game is not None:
-                self._fork()
+                self._abandon()
             self._dice.clear()
             self._pending = None
             return
@@ -244,7 +249,8 @@ class Recorder:
         self._board = board
         if self.game is None:
             # the next game may have begun while we were away: then the score must follow on
-            if self.record.games and (board.opponent_score, board.player_score) != self.record.score():
+            if self.record.games and not self._abandoned \
+                    and (board.opponent_score, board.player_score) != self.record.score():
                 log.warning("record %s: resumed at %d-%d, the record says %d-%d; it goes on from the next game",
                             self.path, board.player_score, board.opponent_score, *self.record.score()[::-1])
                 self.broken = True
@@ -299,7 +305,7 @@ class Recorder:
             pending = [list(dice), encode_move(move), result.position_id()]
         return {"dice": {str(p): list(d) for p, d in sorted(self._dice.items())}, "pending": pending,
                 "broken": self.broken, "expect_game": self._expect_game, "expect_opening": self._expect_opening,
-                "opened": self._opened}
+                "opened": self._opened, "abandoned": self._abandoned}
 
     def _restore(self, state: dict[str, Any]) -> None:
         self._dice = {int(p): (int(d[0]), int(d[1])) for p, d in state.get("dice", {}).items()}
@@ -311,6 +317,7 @@ class Recorder:
         self._expect_game = bool(state.get("expect_game", True))
         self._expect_opening = bool(state.get("expect_opening", False))
         self._opened = bool(state.get("opened", False))
+        self._abandoned = bool(state.get("abandoned", False))
 
     def _check_score(self, event: clip.MatchScore) -> None:
         """``score in 7 point match: a-1 b-0`` after a game: say so if the record disagrees."""
@@ -326,7 +333,11 @@ class Recorder:
 
     def _start_game(self, board: FibsBoard, crawford_game: bool) -> None:
         score = (board.opponent_score, board.player_score)
-        if self.record.games and score != self.record.score():
+        abandoned, self._abandoned = self._abandoned, False
+        if abandoned:
+            log.info("record %s: game %d starts at %d-%d (us-them) after the abandoned game", self.path,
+                     len(self.record.games) + 1, score[1], score[0])
+        elif self.record.games and score != self.record.score():
             log.warning("record %s: the server says the score is %d-%d (us-them), the record says %d-%d",
                         self.path, score[1], score[0], *self.record.score()[::-1])
         try:
@@ -342,9 +353,21 @@ class Recorder:
                 return
         self._log({"game": list(score), "crawford": self.record.games[-1].crawford_game})
 
+    def _abandon(self) -> None:
+        """The game could not be followed to its end: it stays in the file without a
+        result, and the next game goes on in the same file."""
+        self.broken = False
+        games = self.record.games
+        if not games or games[-1].result is not None:
+            return  # nothing to close: a next game at another score forks in _start_game
+        self._abandoned = True
+        self.flush()
+        log.warning("record %s: game %d could not be followed to its end: it is kept without a result, "
+                    "the next game goes on in the same file", self.path, len(games))
+
     def _fork(self) -> None:
         """Continue in a new file: the old one keeps what could be followed."""
-        self.broken = False
+        self.broken = self._abandoned = False
         if not self.record.games:
             return  # nothing recorded yet: the file can start with the next game
         self.flush()

@@ -282,3 +282,31 @@ def test_a_game_resumed_at_its_opening_takes_its_late_announcement(tmp_path: pat
     recorder.board(fibsboard.parse(board(OPENING.play(Move.parse("13/8 13/11")), score=(1, 0),
                                          turn=0)), False)
     assert len(recorder.record.games[1].actions) == 1
+
+
+def test_a_lost_game_then_the_next_opening_board_first_stays_in_one_file(tmp_path: pathlib.Path) -> None:
+    """The record loses game 1; JIBS then sends game 2's opening roll and board before
+    "Starting a new game": game 1 is kept without a result, game 2 is recorded from its
+    opening in the same file."""
+    recorder = Recorder.create(tmp_path, "bob", "GnuBot", 3)
+
+    def lines(*texts: str) -> None:
+        for text in texts:
+            for event in clip.parse_all(text):
+                recorder.event(event)
+
+    lines("Starting a new game with bob.", "You rolled 6, bob rolled 2")
+    recorder.board(fibsboard.parse(board(OPENING, dice=(6, 2))), False)
+    move = OPENING.legal_moves(6, 2)[0]
+    recorder.sent_move((6, 2), move, OPENING.play(move))
+    recorder.board(fibsboard.parse(board(OPENING.play(move), turn=0)), False)
+    lines("bob rolls 3 and 1.", "bob moves 13-3")  # no play of 3-1: the record loses the game
+    assert recorder.broken
+    lines("bob wins the game and gets 1 point. Sorry.", "You rolled 3, bob rolled 5")  # bob opens
+    recorder.board(fibsboard.parse(board(OPENING, score=(0, 1), turn=0, dice=(5, 3))), False)
+    lines("Starting a new game with bob.", "bob moves 17-22 19-22")  # his 8/3 6/3
+    first, second = recorder.record.games
+    assert recorder.forks == 0 and first.result is None and len(first.actions) == 1
+    assert second.score == (1, 0) and [(a.player, a.dice, str(a.move)) for a in second.actions] == \
+        [(0, (5, 3), "8/3 6/3")]
+    assert incompleteness(recorder.record) == "game 1 abandoned without a result"

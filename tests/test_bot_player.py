@@ -431,3 +431,34 @@ async def test_think_time_delays_the_answer(tmp_path: pathlib.Path) -> None:
     start = time.monotonic()
     assert await d.say(line) == [first_move(line)]
     assert time.monotonic() - start >= 0.3
+
+
+async def test_a_game_the_record_cannot_follow_is_abandoned_in_the_same_file(tmp_path: pathlib.Path) -> None:
+    """The record loses game 1 (a move line it cannot play); the game stays without a result
+    and game 2 goes on in the same file at the server's score (no -part2), also after a restart."""
+    from bot.recorder import Recorder
+    from engine.records import Double, Drop, Roll, load_sgf
+
+    d = Dialogue(config(tmp_path), FakeDecider(forced={"cube": Cube(False, False)}))
+    await in_match(d)
+    line = board(OPENING, dice=(6, 2))
+    await d.say("Starting a new game with bob.", "You rolled 6, bob rolled 2", "It's your turn to move.", line)
+    after = OPENING.play(OPENING.legal_moves(6, 2)[0])
+    await d.say(board(after, turn=0), "bob rolls 3 and 1.", "bob moves 13-3")  # no play of 3-1: lost track
+    m = d.player.match
+    assert m is not None and m.recorder is not None and m.recorder.broken
+    path = m.recorder.path
+    assert await d.say("bob wins the game and gets 1 point. Sorry.", "score in 3 point match: bob-1 GnuBot-0",
+                       "Type 'join' if you want to play the next game, type 'leave' if you don't.") == ["join"]
+    line = board(OPENING, dice=(5, 3), score=(0, 1))
+    await d.say("Starting a new game with bob.", "You rolled 5, bob rolled 3", "It's your turn to move.", line)
+    after = OPENING.play(OPENING.legal_moves(5, 3)[0])
+    assert await d.say(board(after, turn=0, score=(0, 1), doubled=True),
+                       "bob doubles. Type 'accept' or 'reject'.") == ["reject"]
+    await d.say("You give up. bob wins 1 point.")
+    assert m.recorder.path == path and not list(tmp_path.glob("records/*part*"))
+    for record in (m.recorder.record, load_sgf(path), Recorder.open(path).record):
+        first, second = record.games
+        assert first.result is None and [type(a) for a in first.actions] == [Roll]
+        assert second.score == (1, 0) and [type(a) for a in second.actions[1:]] == [Double, Drop]
+        assert second.result is not None and (second.result.winner, second.result.points) == (0, 1)

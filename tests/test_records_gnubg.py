@@ -22,6 +22,19 @@ pytestmark = pytest.mark.skipif(GNUBG is None, reason="the gnubg program is not 
 
 DATA = Path(__file__).parent / "data" / "golden-sgf"
 
+def abandoned_game() -> MatchRecord:
+    """A 5-point match whose first game stops after six actions (the recorder lost it):
+    it stays without a result and the next games go on at their own scores."""
+    base = random_match(4, 5)
+    record = MatchRecord(base.players, base.length, crawford=base.crawford)
+    for number, game in enumerate(base.games):
+        record.new_game(game.score, game.crawford_game)
+        for action in game.actions[:6] if number == 0 else game.actions:
+            record.games[-1].append(action)
+    assert record.games[0].result is None and record.games[1].score != record.games[0].score
+    return record
+
+
 RANDOM: dict[str, Callable[[], MatchRecord]] = {
     "match3": partial(random_match, 1, 3),
     "match1": partial(random_match, 3, 1),
@@ -31,6 +44,7 @@ RANDOM: dict[str, Callable[[], MatchRecord]] = {
     "money_beavers": partial(random_match, 6, 0, games=5),
     "unfinished_match": partial(random_match, 7, 5, max_actions=70),
     "unfinished_money": partial(random_match, 8, 0, games=3, max_actions=45),
+    "abandoned_game": abandoned_game,
 }
 GOLDEN = ["match_1pt", "match_3pt", "match_5pt", "money_session", "match_3pt_analysed", "beaver_session"]
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pathlib
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,8 +23,8 @@ from bot.store.imports import import_paths, rebuild
 from bot.store.schema import actions, games, matches, metadata
 from bot.store.stats import query, today_summary
 from bot.store.store import Store, open_store
-from engine.records import MatchRecord, load_mat, load_sgf, save_mat, save_sgf
 from engine.bench.random_records import random_match
+from engine.records import MatchRecord, load_mat, load_sgf, save_mat, save_sgf
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +237,33 @@ def test_db_sync_takes_journals_records_and_the_ledger_once(url: str, tmp_path: 
         assert [r[1] for r in found["rating_history"]] == [1501.0, 1502.0, 1503.0]
     finally:
         store.close()
+
+
+def test_stats_with_a_store_url_loads_neither_the_engine_nor_alembic(tmp_path: pathlib.Path) -> None:
+    """``fibsbot stats --store URL`` reads the database only: no config, no engine, no
+    migration tool (what its speed depends on)."""
+    sgf = tmp_path / "one.sgf"
+    save_sgf(random_match(5, 3), sgf)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = open_store(url)
+    import_paths(store, [sgf])
+    store.close()
+    code = ("import sys; from bot.cli import main\n"
+            f"try:\n    main(['stats', '--store', {url!r}, '--json'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('engine', 'numpy', 'alembic', 'bot.config') if m in sys.modules))")
+    root = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    answer, loaded = done.stdout.splitlines()
+    assert json.loads(answer)["matches"] == 1
+    assert loaded == "[]"
+
+
+def test_the_stats_rating_labels_are_the_engine_analysis_labels() -> None:
+    from bot.store.judge import rating_label as engine_label
+    from bot.store.stats import RATING_LABELS, rating_label
+
+    edges = [t for t, _ in RATING_LABELS]
+    for rate in [0.0, *edges, *(t - 1e-9 for t in edges), *(t + 1e-9 for t in edges), 0.1, 1.0]:
+        assert rating_label(rate) == engine_label(rate) and rating_label(-rate) == engine_label(-rate), rate

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from rich.console import Console
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from bot.store.imports import import_paths, rebuild
 from bot.store.schema import actions, decisions, games, matches, statistics, tournament_matches, tournaments
@@ -23,7 +23,8 @@ from bot.tournament.executors import LocalExecutor
 from bot.tournament.runner import run
 from engine.analysis import analyse_match
 from engine.evaluator import Engine
-from engine.records import load_sgf
+from engine.match import MatchState
+from engine.records import MatchRecord, Roll, load_sgf
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -72,6 +73,29 @@ def test_a_tournament_into_the_store_and_its_folder_imported_alike(tmp_path: pat
     assert _tournament_rows(imported_url) == (live_results, live_rows)
 
 
+def _check_best_equities(conn: Connection, record: MatchRecord) -> None:
+    """Each stored move decision's best equity is the equity of the engine's best play for
+    that roll at the judge's level (None where the play was forced)."""
+    engine = Engine()
+    found = conn.execute(select(games.c.number, decisions.c.idx, decisions.c.player, decisions.c.best_equity)
+                         .join(games, games.c.id == decisions.c.game_id).where(decisions.c.kind == "move")).all()
+    assert found
+    for row in found:
+        game = record.games[row.number - 1]
+        state, action = game.states[row.idx], game.actions[row.idx]
+        assert isinstance(action, Roll)
+        position = state.position(row.player)
+        if len(position.legal_plays(*action.dice)) <= 1:
+            assert row.best_equity is None
+            continue
+        view = MatchState(length=record.length, score=game.score, cube=state.cube, cube_owner=state.cube_owner,
+                          on_roll=row.player, turn=row.player, crawford_game=game.crawford_game,
+                          jacoby=record.jacoby, crawford_rule=record.crawford or record.length <= 1,
+                          dice=action.dice)
+        best = engine.best_move(position, action.dice, view, "beginner", threads=1).candidates[0]
+        assert row.best_equity == pytest.approx(best.equity, abs=1e-9)
+
+
 def test_db_analyse_stores_what_the_engine_analysis_says(tmp_path: pathlib.Path) -> None:
     from engine.bench.random_records import random_match
     from engine.records import save_sgf
@@ -94,8 +118,9 @@ def test_db_analyse_stores_what_the_engine_analysis_says(tmp_path: pathlib.Path)
                             .order_by(decisions.c.game_id, decisions.c.idx, decisions.c.kind)).all()
         assert sorted((d.action, d.kind, d.error, d.skill) for d in want.decisions) == \
             sorted((k.idx, k.kind, k.error, k.error_class) for k in kept)
+        _check_best_equities(conn, load_sgf(path))
         whole = conn.execute(select(statistics).where(statistics.c.game == 0).order_by(statistics.c.player)).all()
-        for row, player in zip(whole, want.players):
+        for row, player in zip(whole, want.players, strict=True):
             assert row.rating_label == player.rating
             assert row.error_rate_memg == pytest.approx(player.rates.memg(player.rates.overall_rate))
             assert row.luck == pytest.approx(player.luck)
@@ -104,3 +129,41 @@ def test_db_analyse_stores_what_the_engine_analysis_says(tmp_path: pathlib.Path)
     [rate] = found["error_rates"]
     assert rate["judge"] == "beginner" and rate["rating"] == want.players[1].rating
     assert found["worst"] == [] or found["worst"][0]["hint"].count(":") == 1
+
+
+def test_cube_decisions_keep_the_best_equity(tmp_path: pathlib.Path) -> None:
+    """Cube decisions: the best equity is the doubler's optimal cube equity (no double,
+    double), and for the answer the better of take and pass seen by the taker."""
+    from bot.store import judge
+    from engine.bench.random_records import random_match
+    from engine.records import Double, save_sgf
+
+    record = random_match(4, 5)
+    path = tmp_path / "five.sgf"
+    save_sgf(record, path)
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    import_paths(store, [path])
+    engine = Engine()
+    analysis = judge.analyse(engine, load_sgf(path), "beginner")
+    with store.begin() as conn:
+        match_id = conn.execute(select(matches.c.id)).scalar_one()
+        judge.store_analysis(conn, match_id, analysis)
+        found = conn.execute(select(games.c.number, decisions.c.idx, decisions.c.player, decisions.c.kind,
+                                    decisions.c.best_equity).join(games, games.c.id == decisions.c.game_id)
+                             .where(decisions.c.kind != "move")).all()
+    store.close()
+    assert {row.kind for row in found} >= {"no double", "double", "take", "pass"}
+    for row in found:
+        game = record.games[row.number - 1]
+        # the doubler's decision: before its roll or double, or before the double being answered
+        at = row.idx - 1 if row.kind in ("take", "pass") else row.idx
+        doubler = 1 - row.player if row.kind in ("take", "pass") else row.player
+        assert row.kind not in ("take", "pass") or isinstance(game.actions[at], Double)
+        state = game.states[at]
+        view = MatchState(length=record.length, score=game.score, cube=state.cube, cube_owner=state.cube_owner,
+                          on_roll=doubler, turn=doubler, crawford_game=game.crawford_game, jacoby=record.jacoby,
+                          crawford_rule=record.crawford or record.length <= 1)
+        cube = engine.cube_decision(state.position(doubler), view, "beginner", threads=1)
+        _, take, drop = cube.equities
+        want = -min(take, drop) if row.kind in ("take", "pass") else cube.optimal
+        assert row.best_equity == pytest.approx(want, abs=1e-9), row

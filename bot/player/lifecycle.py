@@ -98,7 +98,7 @@ class Lifecycle:
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "opponent": m.opponent, "length": result.length,
                 "score": list(result.score) if result.score else None, "result": outcome(result).split()[0],
                 "rating_before": m.rating_before, "rating_after": after,
-                "record": str(result.record) if result.record else None,
+                **self._opponent_info(m), "record": str(result.record) if result.record else None,
             })
 
     def record_saved(self, m: MatchContext, why: str, written: Path | None) -> None:
@@ -107,5 +107,11 @@ class Lifecycle:
             self.ctx.ledger.write({
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "opponent": m.opponent, "length": m.length,
                 "result": "saved", "why": why, "rating_before": m.rating_before,
-                "record": str(written) if written else None,
+                **self._opponent_info(m), "record": str(written) if written else None,
             })
+
+    def _opponent_info(self, m: MatchContext) -> dict[str, float | int | None]:
+        """The opponent's rating and experience as the server last reported them (its who
+        lines: FIBS sends a player's new line when a match of theirs ends)."""
+        who = self.ctx.who.get(m.opponent) or m.opponent_who
+        return {"opponent_rating": who.rating if who else None, "opponent_experience": who.experience if who else None}

@@ -178,6 +178,8 @@ class Lobby:
     def on_who(self, event: clip.WhoInfo) -> None:
         ctx = self.ctx
         ctx.who[event.name] = event
+        if ctx.match is not None and ctx.match.opponent == event.name:
+            ctx.match.opponent_who = event
         if event.name == ctx.name:
             ctx.ready = event.ready
             ctx.rating = event.rating

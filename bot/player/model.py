@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bot.clip import WhoInfo
 from bot.recorder import Recorder
 from engine.levels import Level
 from engine.match import MatchState
@@ -120,3 +121,5 @@ class MatchContext:
     resign_declined: int = 0
     indexed: Path | None = None
     """The record file ``records/saved.json`` names for this match."""
+    opponent_who: WhoInfo | None = None
+    """The opponent's last who line seen during the match (kept if they log out)."""

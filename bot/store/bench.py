@@ -12,6 +12,7 @@ import argparse
 import datetime
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 
 from bot.store.imports import import_paths
-from bot.store.schema import matches
+from bot.store.schema import matches, statistics
 from bot.store.stats import query
 from bot.store.store import open_store
 from engine.records import MatchRecord, load, save_sgf
@@ -63,9 +64,10 @@ def bench_import(count: int) -> dict[str, float]:
             "import_s": round(import_s, 3), "ratio": round(import_s / parse_s, 3)}
 
 
-def bench_stats(count: int) -> dict[str, float]:
+def bench_stats(count: int, keep: Path | None = None) -> dict[str, float | None]:
     """``count`` matches: 100 imported, the rest copies of their match rows under new keys,
-    each with an end time and a rating (stats reads matches, not actions)."""
+    each with an end time, a rating and a judge's statistics (stats reads matches and
+    statistics; the worst decisions come from the 100 imported, unjudged)."""
     with tempfile.TemporaryDirectory(prefix="fibsbot-bench-") as tmp:
         folder = Path(tmp) / "records"
         folder.mkdir()
@@ -85,6 +87,12 @@ def bench_stats(count: int) -> dict[str, float]:
             if copies:
                 conn.execute(insert(matches), copies)
             total = conn.execute(select(func.count()).select_from(matches)).scalar_one()
+            # every match judged at one level (what ``fibsbot db analyse`` leaves): the error rates' rows
+            judged = [{"match_id": m, "game": 0, "player": p, "judge": "expert", "moves": 60, "unforced_moves": 50,
+                       "chequer_error": -0.2 - (m % 7) / 100, "cube_error": -0.01, "cube_decisions": 5,
+                       "error_rate_memg": -3.8, "luck": 0.1, "rolls": 60, "rating_label": "Expert",
+                       "fibs_rating": 1800.0} for (m,) in conn.execute(select(matches.c.id)) for p in (0, 1)]
+            conn.execute(insert(statistics), judged)
         store.close()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
@@ -94,6 +102,13 @@ def bench_stats(count: int) -> dict[str, float]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         answer = json.loads(done.stdout)
         assert answer["matches"] == total
+        installed = shutil.which("fibsbot")  # the console script as an operator types it (a shim included)
+        fibsbot_s = None
+        if installed:
+            start = time.perf_counter()
+            subprocess.run([installed, "stats", "--store", url, "--by", "opponent", "--json"],
+                           capture_output=True, text=True, check=True)
+            fibsbot_s = round(time.perf_counter() - start, 3)
         # the same answer without bot.cli's parser (which imports every other command's modules)
         alone = ("import sys; from bot.store.cli import COMMANDS; import argparse; p = argparse.ArgumentParser(); "
                  "add, run, _ = COMMANDS['stats']; add(p); sys.exit(run(p.parse_args(sys.argv[1:])))")
@@ -109,9 +124,12 @@ def bench_stats(count: int) -> dict[str, float]:
             query(conn, by="opponent")
         query_s = time.perf_counter() - start
         store.close()
+        if keep is not None:
+            shutil.copyfile(f"{tmp}/store.db", keep)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     cpu_alone = after_alone.ru_utime + after_alone.ru_stime - before_alone.ru_utime - before_alone.ru_stime
     return {"matches": total, "stats_command_s": round(command_s, 3), "stats_command_cpu_s": round(cpu, 3),
+            "fibsbot_s": fibsbot_s,
             "store_alone_s": round(alone_s, 3), "store_alone_cpu_s": round(cpu_alone, 3), "query_s": round(query_s, 3)}
 
 
@@ -119,11 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m bot.store.bench", description=__doc__)
     parser.add_argument("what", choices=["import", "stats"])
     parser.add_argument("--matches", type=int)
+    parser.add_argument("--keep", type=Path, help="stats: keep the database in this file")
     args = parser.parse_args(argv)
     if args.what == "import":
         print(json.dumps(bench_import(args.matches or 1000)))
     else:
-        print(json.dumps(bench_stats(args.matches or 10_000)))
+        print(json.dumps(bench_stats(args.matches or 10_000, args.keep)))
     return 0
 
 

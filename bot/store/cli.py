@@ -36,11 +36,11 @@ def _config(args: argparse.Namespace) -> object:
 
 def store_url(args: argparse.Namespace) -> str:
     """The store's URL text from the options (a ConfigError for a bad config)."""
+    if args.store:
+        return str(args.store)  # no config to read: the bot's modules (and the engine) stay unloaded
     from bot.config import BotConfig
     from bot.store.live import configured_url
 
-    if args.store:
-        return str(args.store)
     cfg = _config(args)
     assert isinstance(cfg, BotConfig)
     url = configured_url(cfg)

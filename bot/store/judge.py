@@ -48,7 +48,7 @@ def store_analysis(conn: Connection, match_id: int, analysis: MatchAnalysis) -> 
                                          decisions.c.judge == judge))
     conn.execute(delete(statistics).where(statistics.c.match_id == match_id, statistics.c.judge == judge))
     rows = [{"game_id": game_ids[d.game], "idx": d.action, "player": d.player, "judge": judge, "kind": d.kind,
-             "played": d.played[:60], "best": d.best[:60], "best_equity": None, "error": d.error,
+             "played": d.played[:60], "best": d.best[:60], "best_equity": d.best_equity, "error": d.error,
              "error_class": d.skill, "counted": d.counted, "luck": d.luck}
             for d in analysis.decisions if d.game in game_ids]
     if rows:

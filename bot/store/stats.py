@@ -66,38 +66,76 @@ def _group_key(by: str, when: datetime.datetime | None, opponent: str) -> str:
     return when.date().isoformat()
 
 
-def _summary(rows: list[Any]) -> dict[str, Any]:
-    won = sum(r.result == "won" for r in rows)
-    lost = sum(r.result == "lost" for r in rows)
-    interval = wilson(won, won + lost)
-    return {"matches": len(rows), "won": won, "lost": lost, "unfinished": len(rows) - won - lost,
-            "points_for": sum(r.points_us for r in rows), "points_against": sum(r.points_them for r in rows),
-            "win_rate": round(won / (won + lost), 6) if won + lost else None,
-            "win_rate_95": list(interval) if interval else None}
+class _Tally:
+    """Matches, wins, losses and points of a selection, added one match at a time."""
+
+    __slots__ = ("matches", "won", "lost", "points_for", "points_against")
+
+    def __init__(self) -> None:
+        self.matches = self.won = self.lost = self.points_for = self.points_against = 0
+
+    def add(self, result: str | None, ours: int, theirs: int) -> None:
+        self.matches += 1
+        self.won += result == "won"
+        self.lost += result == "lost"
+        self.points_for += ours
+        self.points_against += theirs
+
+    def summary(self) -> dict[str, Any]:
+        won, lost = self.won, self.lost
+        interval = wilson(won, won + lost)
+        return {"matches": self.matches, "won": won, "lost": lost, "unfinished": self.matches - won - lost,
+                "points_for": self.points_for, "points_against": self.points_against,
+                "win_rate": round(won / (won + lost), 6) if won + lost else None,
+                "win_rate_95": list(interval) if interval else None}
+
+
+RATING_LABELS = ((0.002, "Supernatural"), (0.005, "World class"), (0.008, "Expert"), (0.012, "Advanced"),
+                 (0.018, "Intermediate"), (0.026, "Casual player"), (0.035, "Beginner"))
+"""gnubg's rating labels by normalised error per decision, as the engine's analysis gives
+them (a test checks that both agree): kept here so that ``fibsbot stats`` loads no engine."""
+
+
+def rating_label(error_per_decision: float) -> str:
+    """gnubg's label for an error rate (EMG per decision, sign ignored).
+
+    >>> rating_label(-0.0075), rating_label(0.04)
+    ('Expert', 'Awful!')
+    """
+    e = abs(error_per_decision)
+    return next((name for threshold, name in RATING_LABELS if e < threshold), "Awful!")
 
 
 def query(conn: Connection, *, opponent: str | None = None, since: datetime.datetime | None = None,
           by: str | None = None, worst: int = 10) -> dict[str, Any]:
     when = func.coalesce(matches.c.ended, matches.c.started)
-    selected = (select(matches.c.id, matches.c.key, matches.c.result, matches.c.points_us, matches.c.points_them,
-                       matches.c.rating_after, matches.c.us, when.label("when"), players.c.name.label("opponent"))
+    selected = (select(matches.c.key, matches.c.result, matches.c.points_us, matches.c.points_them,
+                       matches.c.rating_after, when.label("when"), players.c.name.label("opponent"))
                 .join(players, players.c.id == matches.c.opponent_id))
     if opponent is not None:
         selected = selected.where(players.c.name == opponent)
     if since is not None:
         selected = selected.where(when >= since)
-    rows = list(conn.execute(selected.order_by(matches.c.key)).all())
+    total = _Tally()
+    groups: dict[str, _Tally] = {}
+    history: list[tuple[datetime.datetime, str, float]] = []
+    for key, result, ours, theirs, rating, at, name in conn.execute(selected.order_by(matches.c.key)).all():
+        total.add(result, ours, theirs)
+        if by is not None:
+            group_key = _group_key(by, at, name)
+            tally = groups.get(group_key)
+            if tally is None:
+                tally = groups[group_key] = _Tally()
+            tally.add(result, ours, theirs)
+        if rating is not None and at is not None:  # undated matches have no place in the history
+            history.append((at, key, rating))
     out: dict[str, Any] = {"filter": {"opponent": opponent, "since": since.isoformat() if since else None},
-                           **_summary(rows)}
-    out["rating_history"] = [[r.when.isoformat(), r.rating_after] for r in  # undated matches have no place in it
-                             sorted((r for r in rows if r.rating_after is not None and r.when is not None),
-                                    key=lambda r: (r.when, r.key))]
+                           **total.summary()}
+    history.sort()
+    out["rating_history"] = [[at.isoformat(), rating] for at, _, rating in history]
     if by is not None:
-        groups: dict[str, list[Any]] = {}
-        for r in rows:
-            groups.setdefault(_group_key(by, r.when, r.opponent), []).append(r)
         out["by"] = by
-        out["groups"] = [{"key": key, **_summary(group)} for key, group in sorted(groups.items())]
+        out["groups"] = [{"key": key, **tally.summary()} for key, tally in sorted(groups.items())]
     ids = select(selected.with_only_columns(matches.c.id).subquery().c.id)
     stat_rows = conn.execute(
         select(statistics.c.judge, statistics.c.chequer_error, statistics.c.cube_error, statistics.c.unforced_moves,
@@ -105,16 +143,16 @@ def query(conn: Connection, *, opponent: str | None = None, since: datetime.date
         .join(matches, matches.c.id == statistics.c.match_id)
         .where(statistics.c.match_id.in_(ids), statistics.c.game == 0, statistics.c.player == matches.c.us)
         .order_by(statistics.c.judge, statistics.c.match_id)).all()
-    judged: dict[str, list[Any]] = {}
-    for s in stat_rows:
-        judged.setdefault(s.judge, []).append(s)
+    judged: dict[str, tuple[list[int], list[float]]] = {}  # per judge: decisions, errors per match
+    for judge, chequer, cube, unforced, cube_decisions, _ in stat_rows:
+        counts, errors = judged.get(judge) or judged.setdefault(judge, ([], []))
+        counts.append(unforced + cube_decisions)
+        errors.append(chequer + cube)
     out["error_rates"] = []
-    if judged:
-        from bot.store.judge import rating_label  # the engine's analysis: loaded only when needed
-    for judge, group in sorted(judged.items()):
-        counted = sum(s.unforced_moves + s.cube_decisions for s in group)
-        per = math.fsum(s.chequer_error + s.cube_error for s in group) / counted if counted else 0.0
-        out["error_rates"].append({"judge": judge, "matches": len(group), "decisions": counted,
+    for judge, (counts, errors) in sorted(judged.items()):
+        counted = sum(counts)
+        per = math.fsum(errors) / counted if counted else 0.0
+        out["error_rates"].append({"judge": judge, "matches": len(counts), "decisions": counted,
                                    "error_rate_memg": round(1000 * per, 6), "rating": rating_label(per)})
     worst_rows = conn.execute(
         select(decisions.c.error, decisions.c.judge, decisions.c.kind, decisions.c.played, decisions.c.best,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, case, func, insert, or_, select, update
 
 from bot.store import rows
 from bot.store.schema import actions, games, matches, players
@@ -48,9 +48,14 @@ def player_id(conn: Connection, server: str, name: str, seen: datetime.datetime 
         result = conn.execute(insert(players).values(server=server, name=name, first_seen=seen, last_seen=seen))
         return int(result.inserted_primary_key[0])  # type: ignore[index]
     if seen is not None:
-        conn.execute(update(players).where(players.c.id == found.id).values(
-            last_seen=func.coalesce(players.c.last_seen, seen)))
+        conn.execute(update(players).where(players.c.id == found.id).values(last_seen=_later(seen)))
     return int(found.id)
+
+
+def _later(seen: datetime.datetime) -> ColumnElement[Any]:
+    """The later of the player's ``last_seen`` and ``seen`` (SQL, the same on both backends)."""
+    return case((or_(players.c.last_seen.is_(None), players.c.last_seen < seen), seen),
+                else_=players.c.last_seen)
 
 
 def _started(record: MatchRecord, info: MatchInfo) -> datetime.datetime | None:
@@ -122,9 +127,10 @@ def apply_ledger(conn: Connection, entry: Mapping[str, Any]) -> bool:
     if not record:
         return False
     key = Path(str(record)).name
-    found = conn.execute(select(matches.c.id).where(matches.c.key == key)).first()
+    found = conn.execute(select(matches.c.id, matches.c.opponent_id).where(matches.c.key == key)).first()
     if found is None:
         return False
+    _opponent_rating(conn, found.opponent_id, entry)
     values: dict[str, Any] = {}
     for name in ("rating_before", "rating_after"):
         if isinstance(entry.get(name), int | float):
@@ -137,6 +143,28 @@ def apply_ledger(conn: Connection, entry: Mapping[str, Any]) -> bool:
     if values:
         conn.execute(update(matches).where(matches.c.id == found.id).values(**values))
     return True
+
+
+def _opponent_rating(conn: Connection, player: int, entry: Mapping[str, Any]) -> None:
+    """The opponent's rating and experience in a ledger line become the player's last
+    known ones, unless the store knows the player from a later time (ledgers imported
+    out of order)."""
+    rating, experience = entry.get("opponent_rating"), entry.get("opponent_experience")
+    values: dict[str, Any] = {}
+    if isinstance(rating, int | float) and not isinstance(rating, bool):
+        values["rating"] = float(rating)
+    if isinstance(experience, int) and not isinstance(experience, bool) and experience >= 0:
+        values["experience"] = experience
+    if not values:
+        return
+    query = update(players).where(players.c.id == player)
+    when = parse_time(entry.get("time"))
+    if when is not None:
+        # a ledger's time has whole seconds: a match started in the same second is not later
+        query = query.where(or_(players.c.last_seen.is_(None),
+                                players.c.last_seen < when + datetime.timedelta(seconds=1)))
+        values["last_seen"] = _later(when)
+    conn.execute(query.values(**values))
 
 
 def parse_time(text: object) -> datetime.datetime | None:

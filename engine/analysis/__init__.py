@@ -75,6 +75,7 @@ class Decision:
     counted: bool
     dice: tuple[int, int] | None = None
     luck: float | None = None
+    best_equity: float | None = None  # the best choice's equity for the deciding player; None if forced
 
     @property
     def skill(self) -> str:
@@ -187,14 +188,15 @@ class _Run:
                 cube = self._cube(game, before, p)
                 optimal = "double" if cube.equities.nd < cube.optimal else "no double"
                 error = rates.cube_errors(*cube.equities)["wrong_double"]
-                self.decisions.append(Decision(number, i, p, "double", "double", optimal, error, True))
+                self.decisions.append(Decision(number, i, p, "double", "double", optimal, error, True,
+                                               best_equity=cube.optimal))
             elif isinstance(action, Take | Beaver | Drop) and cube is not None and before.beavers == 0:
                 nd, dt, dp = cube.equities
                 took = not isinstance(action, Drop)
                 error = rates.cube_errors(nd, dt, dp)["wrong_take" if took else "wrong_pass"]
                 played = "beaver" if isinstance(action, Beaver) else "take" if took else "pass"
                 self.decisions.append(Decision(number, i, p, "take" if took else "pass", played,
-                                               "pass" if dt > dp else "take", error, True))
+                                               "pass" if dt > dp else "take", error, True, best_equity=-min(dt, dp)))
 
     def _cube(self, game: GameRecord, state: GameState, player: int) -> CubeDecision:
         decision: CubeDecision = self.engine.cube_decision(
@@ -209,7 +211,8 @@ class _Run:
         error = rates.cube_errors(*decision.equities)["missed_double"]
         counted = rates.is_close_cube(decision.optimal, dt)
         best = "double" if nd < decision.optimal else "no double"
-        self.decisions.append(Decision(number, i, player, "no double", "no double", best, error, counted))
+        self.decisions.append(Decision(number, i, player, "no double", "no double", best, error, counted,
+                                       best_equity=decision.optimal))
 
     def _roll(self, number: int, i: int, game: GameRecord, state: GameState, action: Roll) -> None:
         p = action.player
@@ -227,7 +230,7 @@ class _Run:
         opponent = match_state(self.record, game, state, 1 - p)
         error = scored(self.engine, self.level, played, best.plies, opponent, self.threads) - best.equity
         self.decisions.append(Decision(number, i, p, "move", str(action.move), str(best.move), min(0.0, error),
-                                       True, action.dice, luck))
+                                       True, action.dice, luck, best.equity))
 
     def _best_equity(self, game: GameRecord, state: GameState, player: int, dice: tuple[int, int]) -> float:
         view = match_state(self.record, game, state, player, dice=dice)

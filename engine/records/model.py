@@ -403,15 +403,23 @@ class MatchRecord:
         """Start the next game; by default its score and Crawford flag follow from the record.
 
         A given ``score`` must agree with earlier games (it is free for the
-        first game, so a record may start mid-match). ValueError otherwise.
+        first game, so a record may start mid-match). After an unfinished game
+        it may only be as high or higher: that game is abandoned without a
+        result, and gnubg loads such a match (each game carries its score).
+        ValueError otherwise.
         """
-        if self._games and self._games[-1].result is None:
-            raise ValueError(f"game {len(self._games)} is not finished")
         if self.is_over():
             raise ValueError("the match is over")
         expected = self.score()
+        unfinished = bool(self._games) and self._games[-1].result is None
+        if unfinished and score is None:
+            raise ValueError(f"game {len(self._games)} is not finished")
         if score is None:
             score = expected
+        elif unfinished:
+            if score[0] < expected[0] or score[1] < expected[1]:
+                raise ValueError(f"game {len(self._games) + 1} starts at {score[0]}-{score[1]}, below the "
+                                 f"{expected[0]}-{expected[1]} of the unfinished game {len(self._games)}")
         elif self._games and score != expected:
             raise ValueError(f"game {len(self._games) + 1} starts at {score[0]}-{score[1]} "
                              f"but the earlier games give {expected[0]}-{expected[1]}")

@@ -58,10 +58,14 @@ class Report:
 
 def incompleteness(record: MatchRecord) -> str | None:
     """Why ``record`` stops before its end (None if it is whole): a game without a result
-    and the match not over; or, in a match, a score short of its length."""
+    and the match not over; or, in a match, a score short of its length. A game abandoned
+    without a result before the next one began makes a record incomplete too."""
+    games = record.games
+    abandoned = [str(n) for n, game in enumerate(games[:-1], 1) if game.result is None]
+    if abandoned:
+        return f"game{'s' if len(abandoned) > 1 else ''} {', '.join(abandoned)} abandoned without a result"
     if record.is_over():
         return None
-    games = record.games
     if not games:
         return "no game"
     if games[-1].result is None:
