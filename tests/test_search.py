@@ -468,7 +468,7 @@ def test_hint_of_a_dance_says_there_is_no_legal_move(engine, capsys):
 
     dance = Position.from_position_id("27YBADjg8+ADQA")
     assert not engine.best_move(dance, (3, 1)).move
-    text = format_hint(engine, dance, None, (3, 1), "expert")
+    text = format_hint(engine, dance, (3, 1), None, "expert")
     assert text.splitlines()[1:] == ["Dice 31: There are no legal moves."]
     assert main(["hint", "27YBADjg8+ADQA", "--dice", "31"]) == 0
     assert "There are no legal moves." in capsys.readouterr().out
