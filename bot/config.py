@@ -70,7 +70,7 @@ def _word(value: str) -> str:
 def _template(value: str) -> str:
     for _, name, _, _ in string.Formatter().parse(value):
         if name is not None and name not in TEMPLATE_FIELDS:
-            raise ValueError(f"unknown placeholder {{{name}}}; use {', '.join('{%s}' % f for f in TEMPLATE_FIELDS)}")
+            raise ValueError(f"unknown placeholder {{{name}}}; use {', '.join(f'{{{f}}}' for f in TEMPLATE_FIELDS)}")
     return value
 
 

@@ -205,7 +205,8 @@ class FibsBoard:
 # Each field with the number of line tokens it takes (after the leading "board").
 _LAYOUT = [(f.name, 26 if f.name == "points" else 2 if f.name.endswith("dice") else 1)
            for f in fields(FibsBoard)]
-_FIRST_TOKEN = dict(zip((name for name, _ in _LAYOUT), accumulate((w for _, w in _LAYOUT), initial=1)))
+# accumulate(initial=1) yields one more offset (the end) than there are fields: the zip drops it
+_FIRST_TOKEN = dict(zip((name for name, _ in _LAYOUT), accumulate((w for _, w in _LAYOUT), initial=1), strict=False))
 _TOKENS = 1 + sum(width for _, width in _LAYOUT)
 
 

@@ -27,7 +27,17 @@ from typing import IO, Any
 from engine.errors import IllegalMoveError
 from engine.position import Move, Step
 from engine.records import (
-    AcceptResign, Action, Beaver, Double, Drop, MatchRecord, RejectResign, Resign, Roll, Take, fsync_folder,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
+    fsync_folder,
 )
 
 log = logging.getLogger(__name__)

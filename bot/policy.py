@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from bot.config import Invitations
 
 
-class Reason(str, enum.Enum):
+class Reason(enum.StrEnum):
     """Why an invitation is accepted or declined: a short code (the value, for logs and
     the ledger; it equals the plain string) and a human text (:attr:`human`)."""
 

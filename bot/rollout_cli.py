@@ -130,8 +130,8 @@ def load_saved(path: Path, job: RolloutJob) -> list[np.ndarray] | None:
         saved = data["job"]
         settings = RolloutSettings.from_dict(saved["settings"])
         cands = saved["candidates"]
-        other = RolloutJob(saved["position_id"], saved["match_id"],
-                           tuple(cands) if isinstance(cands, list) else cands, settings.with_(trials=job.settings.trials))
+        other = RolloutJob(saved["position_id"], saved["match_id"], tuple(cands) if isinstance(cands, list) else cands,
+                           settings.with_(trials=job.settings.trials))
         values = [np.asarray(v, dtype=np.float32).reshape(-1, OUTPUTS) for v in data["values"]]
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"{path} is not a saved fibsbot rollout") from None
@@ -185,8 +185,9 @@ class RolloutProgress:
 
     def update(self, done: int, total: int, partial: RolloutResult) -> None:
         ranked = sorted((c for c in partial.candidates if c.trials), key=_score, reverse=True)[:3]
-        text = "  ".join(f"{c.move}: {_pm(_score(c), c.stderr_cubeful_equity if c.cubeful_equity is not None else c.stderr_equity)}"
-                         for c in ranked)
+        text = "  ".join(
+            f"{c.move}: {_pm(_score(c), c.stderr_cubeful_equity if c.cubeful_equity is not None else c.stderr_equity)}"
+            for c in ranked)
         assert self.task is not None
         self.progress.update(self.task, completed=done, total=total, equities=text)
 

@@ -16,11 +16,10 @@ import sys
 import time
 from typing import Any
 
+from bot.tournament.executors import DaskRollout, worker_engine
 from engine.evaluator import Engine
 from engine.position import Position
 from engine.rollout import RolloutJob, RolloutSettings, run
-
-from bot.tournament.executors import DaskRollout, worker_engine
 
 
 def _load_engine() -> None:

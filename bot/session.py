@@ -25,6 +25,7 @@ reconnects with backoff. Only a refused login ends :meth:`Session.run`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import time
@@ -277,7 +278,7 @@ class Session:
                 if not self._logged_in and self.parser.identify(event.line):
                     log.info("%s: the server speaks %s", self.user, self.parser.dialect.name)
                 log.debug("%s: ignoring a line the bot does not know: %r", self.user, event.line[:300])
-            self._guarded(line, lambda: self._dispatch(event))
+            self._guarded(line, functools.partial(self._dispatch, event))
 
     def _dispatch(self, event: clip.Event) -> None:
         self._event(event)

@@ -174,7 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--length", type=int, default=3)
-    parser.add_argument("--drop-every", type=int, metavar="LINES", help="cut each connection after about LINES lines (30 or more: a login and a "
+    parser.add_argument("--drop-every", type=int, metavar="LINES",
+                        help="cut each connection after about LINES lines (30 or more: a login and a "
                              "resume alone take some 25)")
     parser.add_argument("--level", default="beginner", help="both bots' engine level (default: beginner, fast)")
     parser.add_argument("--seed", type=int, default=1, help="dice and cut points")

@@ -39,7 +39,8 @@ ffi.set_source(
     depends=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.h"))],
     include_dirs=[str(CSRC.relative_to(ROOT))],
     extra_compile_args=compile_args(),
-    extra_link_args=["-pthread"] + (["-fsanitize=address,undefined"] if os.environ.get("FIBSBOT_SANITIZE") == "1" else []),
+    extra_link_args=["-pthread"]
+    + (["-fsanitize=address,undefined"] if os.environ.get("FIBSBOT_SANITIZE") == "1" else []),
     libraries=["m"],
 )
 

@@ -179,7 +179,8 @@ def cube_decision_from_probabilities(
     ``position`` (a :class:`~engine.position.Position` or a 2x25 board) or
     ``efficiency_x``. Two-sided bearoff classes use ``exact_money`` (the
     database's money cubeful equities centred / owned / opponent owns) when
-    given, or read them through ``engine_ctx`` (an engine's ``native.EngineHandle``) and ``position``. ``plies``/``precheck_probs`` feed the bot's optional-double and
+    given, or read them through ``engine_ctx`` (an engine's ``native.EngineHandle``) and
+    ``position``. ``plies``/``precheck_probs`` feed the bot's optional-double and
     market-window rules (defaults: a 0-ply decision, the same probabilities).
     ``efficiency_set``: see :data:`engine.levels.EFFICIENCY_SETS` ("gnubg-1.1" matches the
     `gnubg` PyPI package).
@@ -212,7 +213,8 @@ def decision_from_c(code: int, optimal: float, equities: CubeEquities, pre_win: 
     can = available != 0.0
     return _new_tuple(CubeDecision, (
         code, equities, optimal, can,
-        can and pre_win >= double_point and (code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre_win > 0.001)),
+        can and pre_win >= double_point
+        and (code in _DOUBLES or (code in _OPTIONAL and plies == 0 and pre_win > 0.001)),
         code not in _PASSES, beavers != 0.0 and code in _BEAVERS, double_point))
 
 

@@ -7,7 +7,7 @@ dice (plays only), the match state, the level; options after them by keyword.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, Union
+from typing import Protocol
 
 from engine.levels import EvalSettings, Level
 from engine.met import MatchEquityTable
@@ -18,10 +18,10 @@ from engine.probabilities import Probabilities
 Board = Sequence[Sequence[int]]
 """A raw board: two rows of 25 checker counts (``board[1]`` on roll)."""
 
-PositionLike = Union[Position, Board]
+PositionLike = Position | Board
 """A :class:`Position` or a raw 2x25 board."""
 
-LevelLike = Union[str, Level, EvalSettings]
+LevelLike = str | Level | EvalSettings
 """A level name ("expert", "world class"...), a :class:`Level` or an :class:`EvalSettings`."""
 
 Dice = tuple[int, int]

@@ -51,7 +51,8 @@ def noise_deviates(board: Board, *, deterministic: bool = True, centred: bool = 
 
 
 def apply_noise(outputs: Sequence[float], board: Board, position_class: int, settings: EvalSettings,
-                *, engine: native.EngineHandle | None = None, rng: NoiseRng | None = None, cubeful: bool = False) -> list[float]:
+                *, engine: native.EngineHandle | None = None, rng: NoiseRng | None = None,
+                cubeful: bool = False) -> list[float]:
     """Leaf outputs with ``settings``' noise as gnubg applies it.
 
     ``outputs`` are what gnubg adds the noise to: the raw net outputs for a

@@ -16,6 +16,7 @@ in the mover's 1-based points (25 = bar, 0 = off), as gnubg writes them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -159,8 +160,9 @@ class Move:
                 raise IllegalMoveError(f"cannot parse {_shorten(token)!r} in move {_shorten(text)!r}")
             fields = match.group(1).split("/")
             chain = []
-            for a, b in zip(fields, fields[1:]):
-                chain.append(Step(_parse_point(a.rstrip("*"), text), _parse_point(b.rstrip("*"), text), b.endswith("*")))
+            for a, b in itertools.pairwise(fields):
+                chain.append(Step(_parse_point(a.rstrip("*"), text), _parse_point(b.rstrip("*"), text),
+                                  b.endswith("*")))
             steps.extend(chain * int(match.group(2) or 1))
         return cls(steps)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Union
 
 import numpy as np
 
@@ -38,11 +37,11 @@ from engine.native import CubeInfo, RolloutStats, SearchSettings
 from engine.position import Move, Position
 from engine.search import c_settings, default_threads, resolve_level
 
-LevelSpec = Union[LevelLike, tuple[LevelLike, LevelLike]]
+LevelSpec = LevelLike | tuple[LevelLike, LevelLike]
 """A level for both players, or a pair (player 0's, player 1's)."""
-SettingValue = Union[LevelSpec, int, float, str, bool, None]
+SettingValue = LevelSpec | int | float | str | bool | None
 """A value of one of :class:`RolloutSettings`' fields."""
-Candidates = Union[None, str, Sequence[Move]]
+Candidates = None | str | Sequence[Move]
 Progress = Callable[[int, int, "RolloutResult"], None]
 
 OUTPUTS = 7  # W WG WBG LG LBG, cubeless equity, cubeful equity (money) or MWC (match)
@@ -336,7 +335,7 @@ class RolloutJob:
         first_ci = alts[0][1]
         results = []
         stats = []
-        for (pos, ci, _top, inv, _basis), label, vals in zip(alts, self.labels(), values):
+        for (_pos, ci, _top, inv, _basis), label, vals in zip(alts, self.labels(), values, strict=True):
             st = RolloutStats()
             st.add(vals, OUTPUTS)
             stats.append(st)
@@ -419,7 +418,8 @@ def run(engine: EngineCore, job: RolloutJob, *, threads: int | None = None, prog
     ``progress(done, total, partial)`` and ``on_chunk(values)`` are called
     after each chunk."""
     labels = job.labels()
-    values = [np.zeros((0, OUTPUTS), np.float32) for _ in labels] if done is None else [np.asarray(v, np.float32) for v in done]
+    values = ([np.zeros((0, OUTPUTS), np.float32) for _ in labels] if done is None
+              else [np.asarray(v, np.float32) for v in done])
     if len(values) != len(labels):
         raise ValueError("saved values do not match the candidates")
     total = job.settings.trials
@@ -489,7 +489,7 @@ def apply_stop(job: RolloutJob, values: list[np.ndarray], active: list[int], fir
             if good and not linked:
                 stop_at[i] = t + 1
         if linked and all(ok):
-            stop_at = {i: t + 1 for i in active}
+            stop_at = dict.fromkeys(active, t + 1)
         if len(stop_at) == len(active):
             break
     for i, at in stop_at.items():

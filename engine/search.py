@@ -35,18 +35,20 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
+from engine import native
+from engine import resign as _resign
 from engine.boards import board_bytes
 from engine.cube import CubeDecision, cube_info, decision_from_c
-from engine import native, resign as _resign
 from engine.kinds import Board, Dice, EngineCore, LevelLike, PositionLike
 from engine.levels import EvalSettings, Level
 from engine.levels import level as named_level
 from engine.match import MatchState
-from engine.native import CubeInfo, Handle, SearchSettings, check as _check
+from engine.native import CubeInfo, Handle, SearchSettings
+from engine.native import check as _check
 from engine.position import Move, Position, move_from_c
 from engine.probabilities import Probabilities
 
@@ -150,7 +152,8 @@ class _CallContext(NamedTuple):
 
 
 # (id(engine), id(level), id(match), threads, beavers, cube) -> ((engine, level, match), context)
-_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool], tuple[tuple[EngineCore, LevelLike, MatchState | None], _CallContext]] = {}
+_CONTEXTS: dict[tuple[int, int, int, int | None, bool, bool],
+                tuple[tuple[EngineCore, LevelLike, MatchState | None], _CallContext]] = {}
 
 
 def _call_context(engine: EngineCore, level: LevelLike, match: MatchState | None, threads: int | None,
@@ -473,5 +476,5 @@ def format_hint(engine: EngineCore, position: PositionLike, dice: Dice | None = 
 
 
 __all__ = ["Candidate", "MoveDecision", "NplyEvaluation", "accept_resignation", "best_move",
-           "best_moves", "c_settings", "cube_decision", "cube_decisions", "default_threads", "evaluate_nply", "format_hint",
-           "resign_offer", "resolve_level"]
+           "best_moves", "c_settings", "cube_decision", "cube_decisions", "default_threads", "evaluate_nply",
+           "format_hint", "resign_offer", "resolve_level"]

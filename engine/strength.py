@@ -27,6 +27,7 @@ The two formulas that tie a rating to play (both used by gnubg's analysis):
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 from collections.abc import Mapping
@@ -36,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DataFileError
-from engine.levels import Level, level as named_level
+from engine.levels import Level
+from engine.levels import level as named_level
 
 TABLE_FILE = "strength_table.json"
 MAX_NOISE = 0.2  # beyond this a 0-ply bot is hardly playing backgammon
@@ -200,7 +202,7 @@ class StrengthTable:
         if setting.plies or not noisy or not noisy[0].setting.noise <= setting.noise <= noisy[-1].setting.noise:
             raise ValueError(f"{setting.name} is outside the calibrated settings "
                              f"({', '.join(r.setting.name for r in self.rows)})")
-        for a, b in zip(noisy, noisy[1:]):
+        for a, b in itertools.pairwise(noisy):
             if a.setting.noise <= setting.noise <= b.setting.noise:
                 return _between(a, b, (setting.noise - a.setting.noise) / (b.setting.noise - a.setting.noise),
                                 setting)
@@ -213,7 +215,7 @@ class StrengthTable:
         if not math.isfinite(target):
             raise ValueError(f"a FIBS rating must be a number, got {target!r}")
         noisy = self.noisy
-        for a, b in zip(noisy, noisy[1:]):
+        for a, b in itertools.pairwise(noisy):
             if min(a.rating, b.rating) <= target <= max(a.rating, b.rating):
                 if a.rating == b.rating:
                     return a

@@ -13,8 +13,8 @@ import pytest
 from bot.cli import main
 from bot.tournament.play import Table, play_match
 from bot.tournament.schedule import schedule
-from engine.analysis import rates as analysis_rates
 from engine.analysis import MatchAnalysis, analyse_match, match_state
+from engine.analysis import rates as analysis_rates
 from engine.evaluator import Engine
 from engine.levels import level
 from engine.position import Move, Position
@@ -138,7 +138,8 @@ def test_analyse_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert [p["name"] for p in data["players"]] == ["alice", "bob"]
     alice = data["players"][0]
     assert alice["rating"] == analysis_rates.rating_label(alice["overall_rate_memg"] / 1000)
-    assert {"kind", "error", "skill", "luck", "position_id", "match_id", "xgid"} <= data["matches"][0]["decisions"][0].keys()
+    decision = data["matches"][0]["decisions"][0]
+    assert {"kind", "error", "skill", "luck", "position_id", "match_id", "xgid"} <= decision.keys()
     assert main(["analyse", str(GOLDEN / "match_3pt.sgf"), "--level", "nonsense"]) == 2
 
 

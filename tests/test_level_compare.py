@@ -13,8 +13,8 @@ from bot.cli import main
 from bot.tournament.play import Table, play_match
 from bot.tournament.schedule import schedule
 from engine.analysis import analyse_match
-from engine.evaluator import Engine
 from engine.analysis.level_compare import PairResult, checker_spots, compare_levels, look_z, shuffled
+from engine.evaluator import Engine
 from engine.levels import level
 from engine.records import MatchRecord, sgf
 

@@ -2,13 +2,13 @@
 
 import pathlib
 
-from engine.evaluator import Engine
 from engine.analysis.level_compare import Spot, checker_spots, compare_levels
+from engine.analysis.rollout_judge import RolloutJudge
+from engine.evaluator import Engine
 from engine.levels import level
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.records import load
-from engine.analysis.rollout_judge import RolloutJudge
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "golden-sgf"
 

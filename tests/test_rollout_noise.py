@@ -80,8 +80,8 @@ def test_noisy_play_of_the_differing_trial_equals_gnubg(engine, gnubg):
 
 def test_noisy_rollout_without_variance_reduction_equals_gnubg(engine, gnubg):
     from engine.bench import rollout_gnubg
-    from engine.rollout import run
     from engine.bench.rollout_parity import compare, make_cases
+    from engine.rollout import run
 
     # the parity bench's case (python -m engine.bench.rollout_parity --only 24): trial 36 took the other play
     job = dict(make_cases(engine, seed=20261126, count=36, trials=40))["bar position money advanced noVR"]

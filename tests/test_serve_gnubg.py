@@ -151,7 +151,7 @@ def compare(engine: Engine, lv: str, lines: list[str]) -> Iterator[str]:
                 if len(a) != 6 or len(b) != 6:
                     yield f"{lv}: {line!r}: gnubg {theirs!r}, ours {mine!r}"
                     continue
-                gap = max(abs(float(x) - float(y)) for x, y in zip(a, b))
+                gap = max(abs(float(x) - float(y)) for x, y in zip(a, b, strict=True))
                 evaluations += 1
                 loose += gap > (2e-4 if " plies " not in line.lower() else 2e-3)
                 if gap > 0.02:

@@ -204,7 +204,7 @@ def test_rollout_cancelled_then_resumed_equals_one_run(api: httpx.Client) -> Non
     want = ENGINE.rollout(Position.initial(), None, trials=144, seed=11, threads=1).as_json()
     got = state["result"]
     assert [c["move"] for c in got["candidates"]] == [c["move"] for c in want["candidates"]]
-    for a, b in zip(got["candidates"], want["candidates"]):
+    for a, b in zip(got["candidates"], want["candidates"], strict=True):
         assert a["trials"] == b["trials"] == 144
         assert a["equity"] == pytest.approx(b["equity"], abs=1e-9)
         assert a["cubeful_equity"] == pytest.approx(b["cubeful_equity"], abs=1e-9)

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     if existing:
         raise CommandError(f"{', '.join(existing)} already exist(s); nothing written")
     folder.mkdir(parents=True, exist_ok=True)
-    for name, target in zip(names, targets):
+    for name, target in zip(names, targets, strict=True):
         target.write_bytes(shipped_config(name).read_bytes())
         print(f"wrote {target}")
     where = "" if folder == Path(".") else f" (from {folder}: `fibsbot config check` reads ./bot.yaml)"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 YOU = "You"
 """The name FIBS uses for the bot itself in messages and board lines."""
 

@@ -25,7 +25,6 @@ from bot.clip.event import Event, Unknown
 from bot.clip.play import Board, DoubleAccepted, GameWon, GiveUp, ResignAccepted
 from bot.clip.rules import Rule, parse_one
 
-
 _BELLS = re.compile(r"\x07")
 
 

@@ -9,7 +9,6 @@ from typing import Literal
 
 from bot.clip.event import Event
 
-
 # -- transport, login ---------------------------------------------------------
 
 

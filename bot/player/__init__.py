@@ -34,7 +34,15 @@ from bot.player.game import GamePlayer
 from bot.player.lifecycle import Lifecycle
 from bot.player.lobby import Lobby
 from bot.player.model import (
-    Challenge, CubeChoice, Decider, Link, MatchContext, MatchResult, MoveChoice, Stats, outcome,
+    Challenge,
+    CubeChoice,
+    Decider,
+    Link,
+    MatchContext,
+    MatchResult,
+    MoveChoice,
+    Stats,
+    outcome,
 )
 
 __all__ = ["Challenge", "CubeChoice", "Decider", "Link", "MatchContext", "MatchResult", "MoveChoice", "Player",
@@ -70,7 +78,7 @@ class Player(Context):
             clip.PleaseMove: self.game.on_please_move,
             clip.Doubles: self.game.on_doubles,
             clip.ResignOffer: self.game.on_resign_offer,
-            **{notice: self._on_error for notice in _NOTICES},
+            **dict.fromkeys(_NOTICES, self._on_error),
             clip.ResignRejected: self.game.on_resign_rejected,
             clip.GameStart: self.flow.on_game_start,
             clip.GameWon: self.flow.on_game_end,

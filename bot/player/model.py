@@ -13,7 +13,6 @@ from engine.levels import Level
 from engine.match import MatchState
 from engine.position import Move, Position
 
-
 # -- what the player needs from the engine and the connection -----------------
 
 

@@ -175,23 +175,30 @@ def gnubg_pairs(position: Position, dice: tuple[int, int], steps: int,
     double = dice[0] == dice[1]
     orders = [(dice[0],) * 4] if double else [dice, dice[::-1]]
     for order in orders:
-        found: list[tuple[int, int]] = []
-
-        def search(mover: list[int], opp: list[int], depth: int, top: int) -> bool:
-            if depth == steps:
-                return tuple(mover) == target
-            die = order[depth]
-            for src in range(top, 0, -1):
-                nxt = _step(mover, opp, src, die)
-                if nxt is not None:
-                    found.append((src, max(src - die, 0)))
-                    if search(nxt[0], nxt[1], depth + 1, src if double else 25):
-                        return True
-                    found.pop()
-            return False
-        if search(mover0, opp0, 0, 25):
+        found = _pairs_in_order(mover0, opp0, order, steps, target, double)
+        if found is not None:
             return found
     return []
+
+
+def _pairs_in_order(mover0: list[int], opp0: list[int], order: tuple[int, ...], steps: int,
+                    target: tuple[int, ...], double: bool) -> list[tuple[int, int]] | None:
+    """gnubg_pairs for one order of the dice: the first step sequence, or None."""
+    found: list[tuple[int, int]] = []
+
+    def search(mover: list[int], opp: list[int], depth: int, top: int) -> bool:
+        if depth == steps:
+            return tuple(mover) == target
+        die = order[depth]
+        for src in range(top, 0, -1):
+            nxt = _step(mover, opp, src, die)
+            if nxt is not None:
+                found.append((src, max(src - die, 0)))
+                if search(nxt[0], nxt[1], depth + 1, src if double else 25):
+                    return True
+                found.pop()
+        return False
+    return found if search(mover0, opp0, 0, 25) else None
 
 
 def format_move(position: Position, move: Any, dice: tuple[int, int] | None = None) -> str:

@@ -185,7 +185,7 @@ def _board(sc: _Scanner) -> Board | Failure:
         return Board(plain.group(1), plain.group(2), tuple(int(v) for v in plain.group(3)[1:].split(":")))
     sc.pos += len("board:")
     names: list[str] = []
-    for i in range(2):
+    for _ in range(2):
         name = _name(sc)
         if isinstance(name, Failure):
             return name

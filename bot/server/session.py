@@ -115,7 +115,7 @@ class Connection:
                 timeout = max(0.0, self._last_line + self.idle_timeout_s - loop.time())
             try:
                 data = await asyncio.wait_for(self._reader.read(4096), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise IdleTimeout from None
             if not data:
                 return

@@ -27,6 +27,7 @@ that the 95% interval reaches the wanted width.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,10 +37,6 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from engine.analysis.rates import RATING_OFFSET
-from engine.levels import level as named_level
-from engine.strength import Setting, Strength, StrengthTable, fibs_win_probability
-
 from bot.tournament import calibration_stats as cs
 from bot.tournament.config import TournamentConfig
 from bot.tournament.executors import Executor
@@ -47,6 +44,9 @@ from bot.tournament.results import ResultStore
 from bot.tournament.runner import run
 from bot.tournament.schedule import MatchSpec, schedule
 from bot.tournament.stats import Z95
+from engine.analysis.rates import RATING_OFFSET
+from engine.levels import level as named_level
+from engine.strength import Setting, Strength, StrengthTable, fibs_win_probability
 
 REFERENCES = (Setting(), Setting(plies=2))  # Expert and World class
 DEFAULT_GRID = tuple(Setting(noise=n) for n in (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10)) + (
@@ -107,7 +107,7 @@ def parts(plan: Plan, output: Path) -> list[TournamentConfig]:
         "players": [player(s) for s in plan.settings], "format": "self play", "match_length": length,
         "matches": plan.self_play_matches, "seed": plan.seed, "output": output / f"self-play-{length}",
         "analysis_level": plan.judge}) for length in plan.self_play_lengths] if plan.self_play_matches else []
-    for reference, matches in zip(REFERENCES, plan.matches):
+    for reference, matches in zip(REFERENCES, plan.matches, strict=True):
         # Expert meets the n-ply settings in World class's gauntlet only (2-ply play is dear)
         others = [s for s in plan.settings if s != reference and not (reference.plies == 0 and s.plies)]
         if matches and others:
@@ -168,17 +168,18 @@ def play_parts(configs: Sequence[TournamentConfig], make_executor: ExecutorFacto
     task: TaskID = progress.add_task("calibration", total=total, matches=0)
     progress.update(task, completed=done)
     out = PlayedParts()
+
+    def advancer(cost: Callable[[str, str], float]) -> Callable[[Mapping[str, Any]], None]:
+        def advance(result: Mapping[str, Any]) -> None:
+            out.played += 1
+            progress.update(task, advance=cost(result["white"], result["black"]), matches=out.played)
+            progress.refresh()
+        return advance
+
     with progress:
         for config in configs:
-            cost = _cost(config)
             progress.update(task, description=config.output.name)
-
-            def advance(result: Mapping[str, Any]) -> None:
-                out.played += 1
-                progress.update(task, advance=cost(result["white"], result["black"]), matches=out.played)
-                progress.refresh()
-
-            summary = run(config, make_executor(), console, live=False, on_result=advance)
+            summary = run(config, make_executor(), console, live=False, on_result=advancer(_cost(config)))
             out.wall_s += summary.wall_s
             if summary.interrupted:
                 out.interrupted = True
@@ -282,7 +283,8 @@ def _row(plan: Plan, setting: Setting, refs: Mapping[str, cs.Estimate],
 
 def _monotone(rows: Sequence[Mapping[str, Any]], field_name: str, label: str) -> list[str]:
     noisy = [r for r in rows if not r["plies"] and r[field_name] is not None]
-    broken = [f"{a['noise']:g} -> {b['noise']:g}" for a, b in zip(noisy, noisy[1:]) if b[field_name] >= a[field_name]]
+    broken = [f"{a['noise']:g} -> {b['noise']:g}" for a, b in itertools.pairwise(noisy)
+              if b[field_name] >= a[field_name]]
     return [f"{label} does not fall at noise {', '.join(broken)}"] if broken else []
 
 
@@ -304,7 +306,7 @@ def build_table(plan: Plan, results: Mapping[str, list[dict[str, Any]]]) -> dict
     return {"format": 1, "command": plan.command(), "seed": plan.seed, "judge": plan.judge,
             "self_play": {"lengths": list(plan.self_play_lengths), "matches": plan.self_play_matches},
             "head_to_head": {"length": plan.length,
-                             "matches": {key(r): m for r, m in zip(REFERENCES, plan.matches)}},
+                             "matches": {key(r): m for r, m in zip(REFERENCES, plan.matches, strict=True)}},
             "references": {k: e.as_dict() for k, e in refs.items()},
             "settings": rows, "findings": findings}
 
@@ -325,7 +327,8 @@ def plot(table: Mapping[str, Any], path: Path) -> bool:
         rows = [r for r in table["settings"] if not r["plies"] and r[field_name] is not None]
         values = [r[field_name] for r in rows]
         ax.errorbar([r["noise"] + shift for r in rows], values,
-                    yerr=[[v - r[low] for v, r in zip(values, rows)], [r[high] - v for v, r in zip(values, rows)]],
+                    yerr=[[v - r[low] for v, r in zip(values, rows, strict=True)],
+                          [r[high] - v for v, r in zip(values, rows, strict=True)]],
                     fmt="o-", capsize=3, label=label)
     for r in table["settings"]:
         if r["plies"]:

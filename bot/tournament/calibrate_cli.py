@@ -138,7 +138,7 @@ def _verify(table: Any, args: argparse.Namespace) -> int:
     out = Table(title=f"Verification, seed {seed}", title_justify="left")
     for column in ("target", "setting", "measured", "95% interval", "+-", "inside", "matches"):
         out.add_column(column, justify="right")
-    for t, r in zip(targets, rows):
+    for t, r in zip(targets, rows, strict=True):
         if r["rating"] is None:
             out.add_row(f"{t.rating:g}", t.strength.setting.name, "-", "(a sweep: no estimate)", "-", "NO",
                         str(r["matches"]))

@@ -34,10 +34,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.tournament.stats import Z95, wilson
 from engine.analysis.rates import ERROR_RATE_FACTOR, abs_fibs_rating, fibs_rating_losses
 from engine.strength import fibs_rating_difference
-
-from bot.tournament.stats import Z95, wilson
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ def combine(estimates: Iterable[Estimate]) -> Estimate:
         return Estimate(sum(e.value for e in exact) / len(exact), 0.0)
     weights = [1.0 / (e.se * e.se) for e in usable]
     total = sum(weights)
-    return Estimate(sum(w * e.value for w, e in zip(weights, usable)) / total, math.sqrt(1.0 / total))
+    return Estimate(sum(w * e.value for w, e in zip(weights, usable, strict=True)) / total, math.sqrt(1.0 / total))
 
 
 # ---- (a) error rates ------------------------------------------------------------------------
@@ -114,7 +113,7 @@ def error_rating(matches: Sequence[MatchErrors], length: int) -> Estimate:
     epm, chequer = _ratio(matches, "chequer_error", "unforced_moves")
     epc, cube = _ratio(matches, "cube_error", "close_cube_decisions")
     loss_m, loss_c = fibs_rating_losses(1.0, 1.0, length)  # the weights of EPM and EPC
-    influences = [loss_m * a + loss_c * b for a, b in zip(chequer, cube)]
+    influences = [loss_m * a + loss_c * b for a, b in zip(chequer, cube, strict=True)]
     return Estimate(abs_fibs_rating(epm, epc, length), _se(influences))
 
 

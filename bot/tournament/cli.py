@@ -161,9 +161,9 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``fibsbot analyse --levels``: the paired comparison of levels."""
+    from engine.analysis.level_compare import checker_spots, compare_levels, shuffled
     from engine.errors import RecordParseError
     from engine.evaluator import Engine
-    from engine.analysis.level_compare import checker_spots, compare_levels, shuffled
     from engine.levels import LEVEL_NAMES, level
     from engine.records import atomic_write, load
 

@@ -23,14 +23,13 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
+from bot.tournament.config import TournamentConfig
+from bot.tournament.play import THREADS, Table, play_match, summarise
+from bot.tournament.schedule import MatchSpec
 from engine.analysis import analyse_match, by_player
 from engine.evaluator import Engine
 from engine.records import sgf
 from engine.rollout import OUTPUTS, RolloutJob, RolloutResult, apply_stop
-
-from bot.tournament.config import TournamentConfig
-from bot.tournament.play import THREADS, Table, play_match, summarise
-from bot.tournament.schedule import MatchSpec
 
 log = logging.getLogger(__name__)
 

@@ -11,16 +11,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.tournament.schedule import Dice, MatchSpec
 from engine.analysis import cube_available, match_state
 from engine.cube import CubeDecision, answer_beaver, answer_double
 from engine.evaluator import Engine
 from engine.levels import Level
 from engine.records import (
-    AcceptResign, Beaver, Double, Drop, GameRecord, GameState, MatchRecord, RejectResign, Resign, Roll, Take,
+    AcceptResign,
+    Beaver,
+    Double,
+    Drop,
+    GameRecord,
+    GameState,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
 )
 from engine.search import MoveDecision
-
-from bot.tournament.schedule import Dice, MatchSpec
 
 THREADS = 1  # one search thread: a tournament runs matches side by side instead
 

@@ -21,11 +21,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from engine.analysis.rates import ErrorRates, rating_label
-from engine.records import atomic_write
-
 from bot.tournament import stats
 from bot.tournament.config import TournamentConfig
+from engine.analysis.rates import ErrorRates, rating_label
+from engine.records import atomic_write
 
 Result = Mapping[str, Any]
 REPORT_JSON = "report.json"
@@ -251,8 +250,8 @@ def plot(report: Mapping[str, Any], path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.5 * len(names) + 2), sharey=True)
     for ax, kind, title in ((axes[0], "elo", "Elo"), (axes[1], "fibs", "FIBS formula")):
         values = [ratings[kind][n]["value"] for n in names]
-        low = [v - ratings[kind][n]["low"] for n, v in zip(names, values)]
-        high = [ratings[kind][n]["high"] - v for n, v in zip(names, values)]
+        low = [v - ratings[kind][n]["low"] for n, v in zip(names, values, strict=True)]
+        high = [ratings[kind][n]["high"] - v for n, v in zip(names, values, strict=True)]
         ax.errorbar(values, range(len(names)), xerr=[low, high], fmt="o", capsize=4)
         ax.axvline(report["anchor"]["rating"], color="grey", linewidth=0.8, linestyle="--")
         ax.set_title(f"{title} (95% CI)")

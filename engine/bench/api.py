@@ -94,7 +94,7 @@ def run_api(args: argparse.Namespace) -> None:
     row("ours Engine.evaluate_ids(ids), one C call", by_id, reference)
 
     print("  speed-api-expert: Expert (0-ply) play for a seeded roll")
-    pairs = list(zip(ids, dice))
+    pairs = list(zip(ids, dice, strict=True))
     reference, one, bulk = best_rates([
         timed(lambda: [gnubg.findbestmove(gnubg.positionfromid(i), cube, ctx0_cubeful, d) for i, d in pairs]),
         timed(lambda: [engine.best_move(Position.from_position_id(i), d, None, expert, threads=1).move

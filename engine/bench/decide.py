@@ -103,7 +103,8 @@ def run_decide(args: argparse.Namespace) -> None:
         silently(gnubg.command, "set cache 65536")
 
     print(f"decide: seeded positions from random games (seed {SEED}), {where}, centred cube;")
-    print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} interleaved runs, caches emptied")
+    print(f"  gnubg {gnubg.version} on 1 thread; ours on {engine.kernel}; best of {repeats} interleaved runs, "
+          "caches emptied")
 
     def chequer(name: str, n: int, ctx: Any, flavour_level: Level) -> None:
         ps, ds = positions[:n], dice[:n]
@@ -111,20 +112,20 @@ def run_decide(args: argparse.Namespace) -> None:
 
         def theirs() -> int:
             flush_gnubg()
-            for p, d in zip(ps, ds):
+            for p, d in zip(ps, ds, strict=True):
                 gnubg.findbestmove(p.board, cube, ctx, d, mf)
             return n
 
         def ours(threads: int) -> Callable[[], int]:
             def run() -> int:
                 engine.clear_cache()
-                for p, d in zip(ps, ds):
+                for p, d in zip(ps, ds, strict=True):
                     engine.best_move(p, d, state, flavour_level, threads=threads)
                 return n
             return run
 
         same = told = 0
-        for p, d in zip(ps, ds):
+        for p, d in zip(ps, ds, strict=True):
             after = gnubg_tuple_board(p, gnubg.findbestmove(p.board, cube, ctx, d, mf))
             if after is None:
                 continue
@@ -215,7 +216,8 @@ def signature_lines(engine: Engine | None = None) -> list[str]:
         h = hashlib.sha256()
         start = time.perf_counter()
         chosen = positions[:n] if name != "4ply" else race
-        for i, (p, d) in enumerate(zip(chosen, dice if name != "4ply" else [(4, 2)])):
+        # the first n rolls; the 4-ply race (one position, or none if the seed finds none) rolls 42
+        for i, (p, d) in enumerate(zip(chosen, dice if name != "4ply" else [(4, 2)], strict=False)):
             match = states[i % len(states)]
             decision = engine.best_move(p, d, match, lv)
             best = decision.candidates[0] if decision.candidates else None

@@ -74,5 +74,5 @@ def run_eval(args: argparse.Namespace) -> None:
     row("gnubg.evaluate, one call per position", reference)
     for label, rate in zip(("ours Engine.evaluate_many(positions), one C call",
                             "ours Engine.evaluate_many(boards array), one C call",
-                            "ours Engine.evaluate, one call per position"), rates):
+                            "ours Engine.evaluate, one call per position"), rates, strict=True):
         row(label, rate, reference)

@@ -43,7 +43,7 @@ def captured(fn: Callable[..., object], *args: object, fds: tuple[int, ...] = (1
         try:
             fn(*args)
         finally:
-            for fd, keep in zip(fds, saved):
+            for fd, keep in zip(fds, saved, strict=True):
                 os.dup2(keep, fd)
                 os.close(keep)
         tf.seek(0)

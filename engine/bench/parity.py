@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.bench.harness import SEED, captured, gnubg_cubeinfo, quiet_gnubg, silently
 from engine.bench.decide import gnubg_filter, gnubg_tuple_board
+from engine.bench.harness import SEED, captured, gnubg_cubeinfo, quiet_gnubg, silently
 from engine.cube import CANNOT_DOUBLE
 from engine.match import MatchState
 from engine.sampling import random_game_positions
@@ -234,7 +234,7 @@ def compare_cube(gnubg: Any, engine: Engine, position: Position, match: MatchSta
     if ref["proper"] == CANNOT_DOUBLE:
         same = ours.action == CANNOT_DOUBLE
         return CubeVerdict("agree" if same else "differ", 0.0, "" if same else f"{where}: ours {ours.action}")
-    worst = max(abs(a - b) for a, b in zip(ours.equities, (ref["nd"], ref["dt"], ref["dp"])))
+    worst = max(abs(a - b) for a, b in zip(ours.equities, (ref["nd"], ref["dt"], ref["dp"]), strict=True))
     if ours.action != ref["proper"] or worst > CUBE_TOL:
         return CubeVerdict("differ", worst, f"{where}: gnubg {ref['proper']} {ref['nd']:+.6f} "
                                             f"{ref['dt']:+.6f} {ref['dp']:+.6f}; ours {ours}")

@@ -168,7 +168,8 @@ def rollout(job: RolloutJob, cache: int = DEFAULT_CACHE) -> list[GnubgResult]:
     games = [int(n) for n in re.findall(r"^(\d+) games,", final, re.M)]
     games += [job.settings.trials] * (len(labels) - len(games))
     out = []
-    for label, v, e, n in zip(labels, values, errors, games):
+    # parsed text: as many alternatives as gnubg printed (values and errors agree, checked above)
+    for label, v, e, n in zip(labels, values, errors, games, strict=False):
         # printed: W WG WBG - (1-W) LG LBG CL [CF]; the loss column's SE is se(W)
         means = [float(v[i]) for i in (0, 1, 2, 4, 5, 6)] + ([float(v[7])] if v[7] else [])
         errs = [float(e[i]) for i in (0, 1, 2, 4, 5, 6)] + ([float(e[7])] if e[7] else [])

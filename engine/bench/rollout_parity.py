@@ -34,12 +34,12 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.bench import rollout_gnubg
 from engine.evaluator import Engine, PositionClass
 from engine.levels import level
 from engine.match import MatchState
 from engine.position import Position
 from engine.rollout import RolloutJob, RolloutResult, RolloutSettings, run
-from engine.bench import rollout_gnubg
 
 EXACT = 1e-6  # gnubg prints 6 decimals: a value rounds to within 5e-7, plus float noise
 SIGMAS = 3.0
@@ -135,15 +135,16 @@ def compare(ours: RolloutResult, theirs: Sequence[rollout_gnubg.GnubgResult], ex
     """The worst agreement (the value using most of its allowance) over the
     equities (cubeless and cubeful) or the five probabilities of every candidate."""
     found = [Agreement(0.0, 0.0, exact)]
-    for mine, g in zip(ours.candidates, theirs):
+    for mine, g in zip(ours.candidates, theirs, strict=False):  # a cube rollout: ours has double/pass too
         if equities:
             values, errors = [mine.equity], [mine.stderr_equity]
             if mine.cubeful_equity is not None and mine.stderr_cubeful_equity is not None:
                 values.append(mine.cubeful_equity)
                 errors.append(mine.stderr_cubeful_equity)
-            pairs = zip(values, errors, g.means[5:], g.errors[5:])
+            # the columns both have: CL, and CF where both rolled out cubeful
+            pairs = zip(values, errors, g.means[5:], g.errors[5:], strict=False)
         else:
-            pairs = zip(mine.probabilities, mine.stderr_probabilities, g.means[:5], g.errors[:5])
+            pairs = zip(mine.probabilities, mine.stderr_probabilities, g.means[:5], g.errors[:5], strict=True)
         for v, e, gv, ge in pairs:
             found.append(Agreement(abs(v - gv), math.hypot(e, ge), exact))
     failing = [a for a in found if not a.ok]

@@ -18,10 +18,10 @@ import os
 import sys
 import time
 
+from engine.bench import rollout_gnubg
 from engine.evaluator import Engine
 from engine.position import Position
 from engine.rollout import DEFAULT_TRIALS, RolloutJob, RolloutSettings, run
-from engine.bench import rollout_gnubg
 
 OPENING = "4HPwATDgc/ABMA"
 

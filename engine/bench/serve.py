@@ -102,6 +102,11 @@ def socket_asker(port: int) -> Callable[[], Callable[[str], str]]:
     return factory
 
 
+def gnubg_asker(gnubg: GnubgExternal) -> Callable[[], Callable[[str], str]]:
+    """gnubg's one external-player connection, shared by every client."""
+    return lambda: gnubg.ask
+
+
 def http_asker(port: int) -> Callable[[], Callable[[str], str]]:
     def factory() -> Callable[[str], str]:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
@@ -150,7 +155,7 @@ def run_serve(args: argparse.Namespace) -> None:
         gnubg = GnubgExternal(free_port(), level)
         try:
             before = cpu_seconds(gnubg.proc.pid)
-            answered, wall, lat = drive(1, lines, n, lambda: gnubg.ask)
+            answered, wall, lat = drive(1, lines, n, gnubg_asker(gnubg))
             cpu = cpu_seconds(gnubg.proc.pid) - before
         finally:
             gnubg.close()
@@ -183,7 +188,7 @@ def bar_check(lines: list[str], n: int, rounds: int = 3) -> None:
             gnubg = GnubgExternal(free_port(), "world class")
             try:
                 before = cpu_seconds(gnubg.proc.pid)
-                answered, wall, _lat = drive(1, lines, n, lambda: gnubg.ask)
+                answered, wall, _lat = drive(1, lines, n, gnubg_asker(gnubg))
                 their_cpu = (cpu_seconds(gnubg.proc.pid) - before) / answered
             finally:
                 gnubg.close()

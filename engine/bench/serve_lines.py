@@ -94,8 +94,8 @@ def board_lines(seed: int, count: int, engine: Engine | None = None) -> list[str
         may = (1, 1) if cube == 1 else rng.choice([(1, 0), (0, 1)])
         you_move = rng.random() < 0.6
         colour = rng.choice([1, -1])
-        args = dict(you_move=you_move, colour=colour, length=length, score=score, cube=cube, may=may,
-                    crawford_done=crawford_done)
+        args = {"you_move": you_move, "colour": colour, "length": length, "score": score, "cube": cube, "may": may,
+                "crawford_done": crawford_done}
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         suffix = ""
         if length == 9999 and rng.random() < 0.3:
