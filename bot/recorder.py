@@ -18,8 +18,8 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +29,19 @@ from bot.journal import Journal, decode_move, encode_action, encode_move, journa
 from engine.errors import IllegalMoveError, RecordParseError
 from engine.position import Move, Position
 from engine.records import (
-    AcceptResign, Action, Double, Drop, GameState, MatchRecord, RejectResign, Resign, Roll, Take, atomic_write,
-    load_sgf, save_sgf,
+    AcceptResign,
+    Action,
+    Double,
+    Drop,
+    GameState,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
+    atomic_write,
+    load_sgf,
+    save_sgf,
 )
 from engine.records.model import board_outcome
 

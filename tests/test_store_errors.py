@@ -17,14 +17,19 @@ from sqlalchemy import func, select, text
 
 from bot.store.db import DatabaseBusy
 from bot.store.errors import (
-    BadURL, CorruptDatabase, NewerSchema, ReadOnlyDatabase, RecordImportError, Unreachable,
+    BadURL,
+    CorruptDatabase,
+    NewerSchema,
+    ReadOnlyDatabase,
+    RecordImportError,
+    Unreachable,
 )
 from bot.store.imports import import_paths
 from bot.store.live import LiveWriter
 from bot.store.schema import actions, matches
 from bot.store.store import open_store
-from engine.records import MatchRecord, save_sgf
 from engine.bench.random_records import random_match
+from engine.records import MatchRecord, save_sgf
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -25,8 +25,8 @@ from bot.store.imports import import_paths
 from bot.store.schema import matches, statistics
 from bot.store.stats import query
 from bot.store.store import open_store
-from engine.records import MatchRecord, load, save_sgf
 from engine.bench.random_records import random_match
+from engine.records import MatchRecord, load, save_sgf
 
 
 def recorded(folder: Path, count: int, seed: int = 1) -> list[Path]:

@@ -176,12 +176,11 @@ def add_analyse(parser: argparse.ArgumentParser) -> None:
 
 @_guarded
 def run_analyse(args: argparse.Namespace) -> int:
-    from engine.evaluator import Engine
-    from engine.levels import level as engine_level
-
     from bot.store import judge
     from bot.store.imports import rebuild
     from bot.store.store import open_store
+    from engine.evaluator import Engine
+    from engine.levels import level as engine_level
 
     name = engine_level(args.level).name
     store = open_store(store_url(args))
@@ -194,7 +193,7 @@ def run_analyse(args: argparse.Namespace) -> int:
             with store.begin() as conn:
                 record = rebuild(conn, match_id)
             analysis = judge.analyse(engine, record, name)
-            store.transaction(lambda c: judge.store_analysis(c, match_id, analysis))
+            store.transaction(judge.store_analysis, match_id, analysis)
             done += 1
     finally:
         store.close()

@@ -14,7 +14,13 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from bot.store.errors import (
-    BadURL, CorruptDatabase, NewerSchema, NotInitialised, ReadOnlyDatabase, StoreError, Unreachable,
+    BadURL,
+    CorruptDatabase,
+    NewerSchema,
+    NotInitialised,
+    ReadOnlyDatabase,
+    StoreError,
+    Unreachable,
 )
 
 DEFAULT_NAME = "fibsbot.db"

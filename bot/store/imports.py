@@ -25,7 +25,19 @@ from bot.store.writer import MatchInfo, apply_ledger, write_record
 from engine.errors import IllegalMoveError, RecordParseError
 from engine.position import Move
 from engine.records import (
-    AcceptResign, Action, Beaver, Double, Drop, EngineNote, MatchRecord, RejectResign, Resign, Roll, Take, load, save,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    EngineNote,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
+    load,
+    save,
 )
 
 RECORD_SUFFIXES = (".sgf", ".mat")
@@ -33,7 +45,8 @@ RECORD_SUFFIXES = (".sgf", ".mat")
 
 @dataclass
 class Parsed:
-    records: list[tuple[Path, MatchRecord, str | None, str | None]] = field(default_factory=list)  # path, record, hash, key
+    # path, record, hash, key
+    records: list[tuple[Path, MatchRecord, str | None, str | None]] = field(default_factory=list)
     ledgers: list[dict[str, Any]] = field(default_factory=list)
     tournaments: list[tuple[Path, dict[str, Any], list[dict[str, Any]]]] = field(default_factory=list)
 

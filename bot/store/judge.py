@@ -55,7 +55,8 @@ def store_analysis(conn: Connection, match_id: int, analysis: MatchAnalysis) -> 
         conn.execute(decisions.insert(), rows)
     stats = []
     for number in sorted(game_ids):
-        per_game = (_analysis.PlayerAnalysis(analysis.players[0].name), _analysis.PlayerAnalysis(analysis.players[1].name))
+        per_game = (_analysis.PlayerAnalysis(analysis.players[0].name),
+                    _analysis.PlayerAnalysis(analysis.players[1].name))
         for d in analysis.decisions:
             if d.game == number:
                 per_game[d.player].add(d)

@@ -109,7 +109,7 @@ class LiveWriter:
                 self.store = open_store(self.url)
             store = self.store
             for path, item in list(self.pending.items()):
-                store.transaction(lambda c: write_record(c, item.record, path, item.info))
+                store.transaction(write_record, item.record, path, item.info)
                 if item.info.ended is not None or item.info.saved:
                     del self.pending[path]
             if not self._synced:
@@ -121,7 +121,7 @@ class LiveWriter:
                              report.records)
             while self.ledger_pending:
                 entry = self.ledger_pending[0]
-                store.transaction(lambda c: apply_ledger(c, entry))
+                store.transaction(apply_ledger, entry)
                 self.ledger_pending.pop(0)
         except StoreError as exc:
             self._failed(exc)

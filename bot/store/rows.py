@@ -93,7 +93,8 @@ def action_rows(record: MatchRecord, game: GameRecord, start: int = 0) -> list[d
             "dice": f"{dice[0]}{dice[1]}" if dice else None,
             "move": move_text(action.move) if isinstance(action, Roll) else None,
             "value": action.value if isinstance(action, Resign) else None,
-            "comment": action.comment, "note": str(action.note) if action.note else None, "position_id": position_id, "gnubg_match_id": match_id})
+            "comment": action.comment, "note": str(action.note) if action.note else None,
+            "position_id": position_id, "gnubg_match_id": match_id})
     return rows
 
 

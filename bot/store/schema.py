@@ -10,7 +10,18 @@ checks that the migrated database equals this metadata.
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, SmallInteger, String, Table, Text,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
     UniqueConstraint,
 )
 

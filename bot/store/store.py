@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import URL
@@ -16,6 +16,7 @@ from bot.store import db
 from bot.store.errors import NotInitialised, StoreError
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class Store:
@@ -40,12 +41,12 @@ class Store:
         except (SQLAlchemyError, OSError, sqlite3.Error) as exc:
             raise db.classify(exc, self.url) from None
 
-    def transaction(self, work: Callable[[Connection], T]) -> T:
-        """``work`` in one transaction, once more if a concurrent writer got in first."""
+    def transaction(self, work: Callable[Concatenate[Connection, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``work(conn, *args, **kwargs)`` in one transaction, once more if a concurrent writer got in first."""
         for attempt in (1, 2):
             try:
                 with self.engine.begin() as conn:
-                    return work(conn)
+                    return work(conn, *args, **kwargs)
             except IntegrityError:
                 if attempt == 2:
                     raise db.classify(StoreError(f"{self.shown}: a concurrent writer keeps conflicting"),

@@ -68,7 +68,7 @@ def sync_folder(store: Store, folder: Path, ledger: Path | None = None, *, us_na
             report.skipped.append(f"{journal}: {exc}")
             continue
         info = MatchInfo(us_name=us_name, server=server)
-        _, added = store.transaction(lambda c: write_record(c, record, path, info))
+        _, added = store.transaction(write_record, record, path, info)
         report.records += added > 0
         report.actions += added
     with_journal = {j.with_suffix(".sgf").name for j in journals}
@@ -84,7 +84,7 @@ def sync_folder(store: Store, folder: Path, ledger: Path | None = None, *, us_na
             report.skipped.append(f"{path}: {exc}")
             continue
         info = MatchInfo(us_name=us_name, server=server, saved=not record.is_over(), record_hash=digest)
-        _, added = store.transaction(lambda c: write_record(c, record, path, info))
+        _, added = store.transaction(write_record, record, path, info)
         report.records += 1
         report.actions += added
     if ledger is not None:

@@ -17,14 +17,15 @@ resignations are not.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.analysis import rates
 from engine.cube import CubeDecision
 from engine.evaluator import Engine
-from engine.levels import Level, level as _level
+from engine.levels import Level
+from engine.levels import level as _level
 from engine.match import MatchState
 from engine.records import Beaver, Double, Drop, GameRecord, GameState, MatchRecord, Roll, Take
 from engine.search import Candidate, MoveDecision, NplyEvaluation

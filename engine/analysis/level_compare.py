@@ -14,6 +14,7 @@ decisions are not compared.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -47,7 +48,7 @@ def checker_spots(record: MatchRecord, name: str) -> list[Spot]:
     """The unforced checker decisions of ``record``, in order."""
     spots = []
     for number, game in enumerate(record.games, 1):
-        for i, (action, before) in enumerate(zip(game.actions, game.states)):
+        for i, (action, before) in enumerate(zip(game.actions, game.states, strict=False)):  # states: one more, the end
             if not isinstance(action, Roll):
                 continue
             position = before.position(action.player)
@@ -210,7 +211,7 @@ def compare_levels(engine: Engine, spots: Sequence[Spot], levels: Sequence[Level
     if len({lv.name for lv in levels}) != len(levels):
         raise ValueError("each level may appear once")
     result = Comparison(judge.name, min_differing, [LevelResult(lv.name) for lv in levels],
-                        [PairResult(a.name, b.name, min_differing) for a, b in zip(levels, levels[1:])])
+                        [PairResult(a.name, b.name, min_differing) for a, b in itertools.pairwise(levels)])
     for spot in spots:
         open_pairs = [i for i, pair in enumerate(result.pairs) if pair.decided is None]
         if not open_pairs:

@@ -13,6 +13,7 @@ sign): a move 0.07 worse than the best has error -0.07.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -197,7 +198,7 @@ def historical_rating(error_per_decision: float) -> float:
     r = abs(error_per_decision)
     if r > 0.030:
         return 500.0 + 1000.0 * math.exp(10.0 * (0.030 - r))
-    for (x0, y0), (x1, y1) in zip(_HISTORICAL, _HISTORICAL[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(_HISTORICAL):
         if r <= x1:
             return y0 + (y1 - y0) * (r - x0) / (x1 - x0)
     return _HISTORICAL[-1][1]

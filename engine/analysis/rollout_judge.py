@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.evaluator import Engine
 from engine.analysis.level_compare import Spot
+from engine.evaluator import Engine
 from engine.position import Position
 from engine.rollout import CandidateResult
 
@@ -41,6 +41,6 @@ class RolloutJudge:
         moves = [m for m in (spot.position.legal_play_to(*spot.dice, p) for p in distinct) if m is not None]
         result = engine.rollout(spot.position, spot.match, candidates=moves, trials=self.trials, seed=self.seed,
                                 level=self.level, threads=threads)
-        equity = {p: _score(c) for p, c in zip(distinct, result.candidates)}
+        equity = {p: _score(c) for p, c in zip(distinct, result.candidates, strict=True)}
         best = max(equity.values())
         return {i: best - equity[p] for i, p in plays.items() if p is not None}

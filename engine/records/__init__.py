@@ -15,8 +15,23 @@ from pathlib import Path
 from engine.errors import RecordParseError
 from engine.records import mat, sgf
 from engine.records.model import (
-    BLACK, CENTRED, WHITE, AcceptResign, Action, Beaver, Double, Drop, EngineNote, GameRecord,
-    GameResult, GameState, MatchRecord, RejectResign, Resign, Roll, Take,
+    BLACK,
+    CENTRED,
+    WHITE,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    EngineNote,
+    GameRecord,
+    GameResult,
+    GameState,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
 )
 
 MAX_FILE_BYTES = 64 << 20  # far above any real match; stops a hostile file from eating memory
@@ -122,6 +137,7 @@ def convert(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], *
 __all__ = [
     "BLACK", "CENTRED", "MAX_FILE_BYTES", "WHITE", "AcceptResign", "Action", "Beaver", "Double", "Drop",
     "EngineNote", "GameRecord", "GameResult", "GameState", "MatchRecord", "RejectResign", "Resign", "Roll",
-    "Take", "atomic_write", "convert", "fsync_folder", "load", "load_mat", "load_sgf", "mat", "save", "save_mat", "save_sgf",
+    "Take", "atomic_write", "convert", "fsync_folder", "load", "load_mat", "load_sgf", "mat", "save", "save_mat",
+    "save_sgf",
     "sgf",
 ]

@@ -14,7 +14,17 @@ import re
 from engine.errors import IllegalMoveError, RecordParseError
 from engine.position import Move
 from engine.records.model import (
-    MAX_LENGTH, AcceptResign, Action, Beaver, Double, Drop, GameRecord, MatchRecord, Resign, Roll, Take,
+    MAX_LENGTH,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    GameRecord,
+    MatchRecord,
+    Resign,
+    Roll,
+    Take,
     board_outcome,
 )
 
@@ -42,7 +52,7 @@ def _game(out: list[str], index: int, game: GameRecord, players: tuple[str, str]
     # i counts half-line slots (even = left column); the cube is counted as gnubg's file does
     i, file_cube, doubles = 0, 1, 0
     states = game.states
-    for action, before, after in zip(game.actions, states, states[1:]):
+    for action, before, after in zip(game.actions, states, states[1:], strict=False):  # states: one more
         if isinstance(action, Roll):
             text = f"{action.dice[0]}{action.dice[1]}: {_plain(action.move)}"
             doubles = 0

@@ -23,8 +23,19 @@ from importlib import metadata
 from engine.errors import IllegalMoveError, RecordParseError
 from engine.position import BAR, OFF, Move, Step
 from engine.records.model import (
-    COLOURS, AcceptResign, Action, Beaver, Double, Drop, EngineNote, GameRecord, MatchRecord,
-    RejectResign, Resign, Roll, Take,
+    COLOURS,
+    AcceptResign,
+    Action,
+    Beaver,
+    Double,
+    Drop,
+    EngineNote,
+    GameRecord,
+    MatchRecord,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
 )
 
 _RESIGN = "RS"
@@ -227,7 +238,7 @@ def _parse_trees(src: _Text) -> list[list[_Node]]:
 # --- meaning -------------------------------------------------------------
 
 def _number(src: _Text, prop: _Prop, text: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,%d}" % _MAX_NUMBER, text):
+    if not re.fullmatch(rf"[0-9]{{1,{_MAX_NUMBER}}}", text):
         raise src.error(prop.offset, f"{prop.ident}: {text[:40]!r} is not a number up to {_MAX_NUMBER} digits")
     return int(text)
 

@@ -106,7 +106,8 @@ def upgrade() -> None:
     sa.Column('rolls', sa.Integer(), nullable=False),
     sa.Column('rating_label', sa.String(length=40), nullable=False),
     sa.Column('fibs_rating', sa.Float(), nullable=True),
-    sa.ForeignKeyConstraint(['match_id'], ['matches.id'], name=op.f('fk_statistics_match_id_matches'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['match_id'], ['matches.id'], name=op.f('fk_statistics_match_id_matches'),
+                            ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_statistics')),
     sa.UniqueConstraint('match_id', 'game', 'player', 'judge', name=op.f('uq_statistics_match_id'))
     )
@@ -117,7 +118,8 @@ def upgrade() -> None:
     sa.Column('match_id', sa.Integer(), nullable=True),
     sa.Column('result', sa.Text(), nullable=False),
     sa.ForeignKeyConstraint(['match_id'], ['matches.id'], name=op.f('fk_tournament_matches_match_id_matches')),
-    sa.ForeignKeyConstraint(['tournament_id'], ['tournaments.id'], name=op.f('fk_tournament_matches_tournament_id_tournaments'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['tournament_id'], ['tournaments.id'],
+                            name=op.f('fk_tournament_matches_tournament_id_tournaments'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_tournament_matches')),
     sa.UniqueConstraint('tournament_id', 'key', name=op.f('uq_tournament_matches_tournament_id'))
     )
