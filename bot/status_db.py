@@ -35,11 +35,11 @@ WAIT_S = 2.0  # the longest a request waits for a read
 class CachedRead(Generic[T]):
     """A blocking read run in a thread, at most one at a time; its answer is kept ``ttl_s``."""
 
-    def __init__(self, read: Callable[[], T], ttl_s: float, wait_s: float = WAIT_S,
+    def __init__(self, read: Callable[[], T], ttl_s: float, wait_s: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._read = read
         self.ttl_s = ttl_s
-        self.wait_s = wait_s
+        self.wait_s = WAIT_S if wait_s is None else wait_s
         self._clock = clock
         self._value: T | None = None
         self._error: BaseException | None = None
