@@ -1,9 +1,11 @@
 """The bot's recent matches as the operator's dashboard lists them (newest first).
 
 Each entry has the keys of :mod:`bot.report.dashboard`'s history: ``finished`` (the
-end, or ``playing``/``saved``), ``opponent``, ``length``, ``score`` (the result and the
-points), ``rating_after``, ``error_rate_memg`` and, where the match's HTML report exists
-beside its record (``fibsbot analyse X.sgf --html X.html``), ``report``.
+end; an imported record's date; ``playing``, ``saved`` or ``dropped`` while
+unfinished), ``opponent``, ``length``, ``score`` (the result and the points),
+``rating_after``, ``error_rate_memg`` (our match statistic, one judge for all) and,
+where the match's HTML report exists beside its record (``fibsbot analyse X.sgf
+--html X.html``), ``report``; also ``key``, ``judge`` and ``record_path``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ RECENT = 20
 def _finished(row: Any) -> str:
     if row.ended is not None:
         return str(row.ended.strftime("%Y-%m-%d %H:%M"))
-    return "saved" if row.ending == "saved" else "playing"
+    if row.result is not None:  # an imported record: its date only
+        return str(row.started.strftime("%Y-%m-%d")) if row.started is not None else "-"
+    return str(row.ending) if row.ending in ("saved", "dropped") else "playing"
 
 
 def recent_matches(conn: Connection, *, us_name: str | None = None, limit: int = RECENT) -> list[dict[str, Any]]:
@@ -30,7 +34,7 @@ def recent_matches(conn: Connection, *, us_name: str | None = None, limit: int =
     is our match statistic of the judge that judged most of them."""
     when = func.coalesce(matches.c.ended, matches.c.started)
     selected = (select(matches.c.id, matches.c.key, matches.c.length, matches.c.result, matches.c.points_us,
-                       matches.c.points_them, matches.c.rating_after, matches.c.ended, matches.c.ending,
+                       matches.c.points_them, matches.c.rating_after, matches.c.started, matches.c.ended, matches.c.ending,
                        matches.c.record_path, players.c.name.label("opponent"))
                 .join(players, players.c.id == matches.c.opponent_id))
     if us_name is not None:
@@ -51,7 +55,7 @@ def recent_matches(conn: Connection, *, us_name: str | None = None, limit: int =
     for r in rows:
         entry: dict[str, Any] = {
             "key": r.key, "finished": _finished(r), "opponent": r.opponent, "length": r.length or "unlimited",
-            "score": f"{r.result or 'unfinished'} {r.points_us}-{r.points_them}",
+            "score": f"{r.result + ' ' if r.result else ''}{r.points_us}-{r.points_them}",
             "rating_after": r.rating_after, "error_rate_memg": rates.get(r.id), "judge": judge if r.id in rates else None,
             "record_path": r.record_path}
         out.append(entry)
