@@ -71,7 +71,7 @@ class CachedRead(Generic[T]):
         if wait and task is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(task), self.wait_s)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 pass  # still reading: the last answer stands
 
     async def get(self) -> T:

@@ -231,7 +231,8 @@ def test_dashboard_follows_a_local_match_within_a_second(browser: Any, tmp_path:
     import socket
 
     from bot import status
-    from bot.config import BotConfig, load as load_config
+    from bot.config import BotConfig
+    from bot.config import load as load_config
     from bot.run import local_players, play_local
     from bot.store.live import live_store
     from engine import Engine

@@ -118,6 +118,6 @@ def test_today_panel_and_an_awaitable_history() -> None:
     http = client(lambda: {**snapshot(), "today": down})
     assert "db-down" in http.get("/").text and "connection refused" in http.get("/live").json()["live"]
     for odd in ("text", {"available": True, "win_rate": "x", "win_rate_95": [None]}, None):
-        assert client(lambda: {**snapshot(), "today": odd}).get("/").status_code == 200
+        assert client(lambda odd=odd: {**snapshot(), "today": odd}).get("/").status_code == 200
     between = client(lambda: snapshot(position_id=None, match_id=None, names=["eve", "fibsbot"])).get("/").text
     assert "Between games" in between and "<svg" not in between.split('id="board"')[1].split("</div>")[0]

@@ -10,7 +10,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot import status
@@ -200,7 +199,7 @@ async def test_status_and_page_carry_todays_numbers_from_the_database(tmp_path: 
     assert isinstance(today, dict) and today["available"] is True
     assert (today["matches"], today["won"] + today["lost"], today["unfinished"]) == (2, 1, 1)
     assert (today["won"], today["points_for"], today["points_against"]) == (int(bool(first.won)), *first.score)
-    assert f'class="today-matches">2<' in page and "sparring" in page
+    assert 'class="today-matches">2<' in page and "sparring" in page
     result = f"{'won' if first.won else 'lost'} {first.score[0]}-{first.score[1]}"
     assert page.count('class="match-row"') == 2 and result in page and "playing" in page
     assert f'href="reports/{report.name}"' in page and served == report.read_text()

@@ -78,7 +78,7 @@ def test_recent_matches_for_the_dashboard(url: str, tmp_path: pathlib.Path) -> N
             by_key = {r.key: r for r in rows}
             newest = sorted(rows, key=lambda r: (r.when, r.key), reverse=True)[:4]
             # two judges: "expert" judged three of the four shown, "beginner" one; the other side's rows are not ours
-            for r, rate in zip(newest[:3], (-4.5, -7.25, -1.0)):
+            for r, rate in zip(newest[:3], (-4.5, -7.25, -1.0), strict=True):
                 conn.execute(insert(statistics).values(_stat(r.id, r.us, "expert", rate)))
                 conn.execute(insert(statistics).values(_stat(r.id, 1 - r.us, "expert", -99.0)))
             conn.execute(insert(statistics).values(_stat(newest[3].id, newest[3].us, "beginner", -3.0)))
@@ -89,7 +89,7 @@ def test_recent_matches_for_the_dashboard(url: str, tmp_path: pathlib.Path) -> N
     reported.with_suffix(".html").write_text("<!doctype html><title>report</title>")
     found = recent(url, us_name="GnuBot", reports=folder, limit=4)
     assert [e["key"] for e in found] == [r.key for r in newest]
-    for e, r, rate in zip(found, newest, (-4.5, -7.25, -1.0, None)):
+    for e, r, rate in zip(found, newest, (-4.5, -7.25, -1.0, None), strict=True):
         assert e["opponent"] == r.name and e["length"] == r.length
         assert e["score"] == f"{r.result} {r.points_us}-{r.points_them}" and r.result in ("won", "lost")
         assert e["error_rate_memg"] == rate and e["judge"] == ("expert" if rate is not None else None)

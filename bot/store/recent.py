@@ -29,13 +29,14 @@ def _finished(row: Any) -> str:
     return str(row.ending) if row.ending in ("saved", "dropped") else "playing"
 
 
-def recent_matches(conn: Connection, *, us_name: str | None = None, limit: int = RECENT) -> list[dict[str, Any]]:
+def recent_matches(conn: Connection, *, us_name: str | None = None,
+                   limit: int = RECENT) -> list[dict[str, Any]]:
     """The last ``limit`` matches (of ``us_name`` when given), newest first; the error rate
     is our match statistic of the judge that judged most of them."""
     when = func.coalesce(matches.c.ended, matches.c.started)
     selected = (select(matches.c.id, matches.c.key, matches.c.length, matches.c.result, matches.c.points_us,
-                       matches.c.points_them, matches.c.rating_after, matches.c.started, matches.c.ended, matches.c.ending,
-                       matches.c.record_path, players.c.name.label("opponent"))
+                       matches.c.points_them, matches.c.rating_after, matches.c.started, matches.c.ended,
+                       matches.c.ending, matches.c.record_path, players.c.name.label("opponent"))
                 .join(players, players.c.id == matches.c.opponent_id))
     if us_name is not None:
         selected = selected.where(matches.c.us_name == us_name)
@@ -56,8 +57,8 @@ def recent_matches(conn: Connection, *, us_name: str | None = None, limit: int =
         entry: dict[str, Any] = {
             "key": r.key, "finished": _finished(r), "opponent": r.opponent, "length": r.length or "unlimited",
             "score": f"{r.result + ' ' if r.result else ''}{r.points_us}-{r.points_them}",
-            "rating_after": r.rating_after, "error_rate_memg": rates.get(r.id), "judge": judge if r.id in rates else None,
-            "record_path": r.record_path}
+            "rating_after": r.rating_after, "error_rate_memg": rates.get(r.id),
+            "judge": judge if r.id in rates else None, "record_path": r.record_path}
         out.append(entry)
     return out
 
