@@ -239,6 +239,12 @@ class _Collector:
             gauges["rating"] = ("our FIBS rating", snap["rating"])
         if snap["experience"] is not None:
             gauges["experience"] = ("our FIBS experience", snap["experience"])
+        today = snap["today"]
+        if today is not None:
+            gauges["database_available"] = ("1 when the match database was last read", float(bool(today["available"])))
+            for key in ("matches", "won", "lost"):
+                if isinstance(today.get(key), int):
+                    gauges[f"database_today_{key}"] = (f"today's {key} in the match database", today[key])
         for name, (doc, value) in gauges.items():
             yield GaugeMetricFamily(f"fibsbot_{name}", doc, value=value)
         counters = {"reconnects": "reconnections to the server", "matches": "matches finished",

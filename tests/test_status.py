@@ -175,7 +175,7 @@ async def test_status_and_page_carry_todays_numbers_from_the_database(tmp_path: 
     player, sparring = local_players(cfg, timer, FakeDecider(), matches=2)
     base = f"http://127.0.0.1:{port}"
     during: list[tuple[dict[str, object], str]] = []
-    report, served = None, ""
+    report, served, metrics = None, "", ""
     with live_store(cfg):
         match = asyncio.create_task(play_local(player, sparring, seed=5, timer=timer))
         while not match.done():
@@ -189,6 +189,7 @@ async def test_status_and_page_carry_todays_numbers_from_the_database(tmp_path: 
             if report is not None:
                 during.append((await asyncio.to_thread(status.fetch, base), await asyncio.to_thread(get, base + "/")))
                 served = await asyncio.to_thread(get, f"{base}/reports/{report.name}")
+                metrics = await asyncio.to_thread(get, base + "/metrics")
             stepped.go.release()
         await match
     assert len(player.results) == 2 and during, "no move of ours in the second match"
@@ -203,6 +204,8 @@ async def test_status_and_page_carry_todays_numbers_from_the_database(tmp_path: 
     result = f"{'won' if first.won else 'lost'} {first.score[0]}-{first.score[1]}"
     assert page.count('class="match-row"') == 2 and result in page and "playing" in page
     assert f'href="reports/{report.name}"' in page and served == report.read_text()
+    families = {f.name: f.samples[0].value for f in text_string_to_metric_families(metrics)}
+    assert families["fibsbot_database_available"] == 1.0 and families["fibsbot_database_today_matches"] == 2.0
     # the status endpoint is gone with the match; the store's numbers for the day:
     after = today_summary(configured_url(cfg) or "")
     wins = sum(bool(r.won) for r in player.results)
