@@ -59,12 +59,16 @@ def engine_decider(cfg: BotConfig) -> Decider:
 
 async def start_status(cfg: BotConfig, session: Session, player: Player, meter: status.Meter,
                        timer: status.TimedDecider) -> status.Endpoint | None:
-    """The status endpoint of ``cfg.status`` (None when off, or when its port cannot be had)."""
+    """The status endpoint of ``cfg.status`` (None when off, or when its port cannot be had):
+    ``/status``, ``/metrics`` and the operator's dashboard at ``/``, with today's numbers and
+    the match history from the store."""
+    from bot.status_db import attach  # the dashboard and the database side: loaded when served
+
     if not cfg.status.port:
         return None
+    board = status.StatusBoard(session, player, meter, timer)
     try:
-        return await status.serve(status.StatusBoard(session, player, meter, timer), cfg.status.host,
-                                  cfg.status.port)
+        return await status.serve(board, cfg.status.host, cfg.status.port, routes=attach(cfg, board))
     except OSError as exc:
         log.error("status endpoint %s:%d not started: %s", cfg.status.host, cfg.status.port, exc)
         return None

@@ -1,9 +1,10 @@
 """The running bot's status over HTTP: ``GET /status`` (JSON) and ``GET /metrics`` (Prometheus).
 
-A Starlette app on uvicorn, in the bot's event loop; other routes (an operator
-dashboard) join it through :func:`mount` or ``serve(..., routes=...)``. While a
-match is on, the snapshot's ``board`` is the last board the bot saw (position
-and match IDs, dice, names, who is on roll).
+A Starlette app on uvicorn, in the bot's event loop; other routes (the operator's
+dashboard, :func:`bot.status_db.attach`) join it through :func:`mount` or
+``serve(..., routes=...)``. While a match is on, the snapshot's ``board`` is the
+last board the bot saw (position and match IDs, dice, names, who is on roll);
+``today`` is today's numbers from the match database (:mod:`bot.status_db`).
 
 Served on loopback by ``fibsbot run`` (``status.port`` in bot.yaml, 0 = off) and
 read by ``fibsbot status [URL]``. Everything shown is read from the session and
@@ -24,7 +25,7 @@ import socket
 import time
 import urllib.request
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import uvicorn
@@ -110,14 +111,24 @@ class _Session(Protocol):
     connections: int
 
 
+class _Today(Protocol):
+    def peek(self) -> Mapping[str, Any] | None: ...
+
+    async def refresh(self, wait: bool = True) -> None: ...
+
+
 class StatusBoard:
-    """Composes the snapshot from the live objects (``player`` is a :class:`bot.player.Player`)."""
+    """Composes the snapshot from the live objects (``player`` is a :class:`bot.player.Player`).
+
+    ``today``, when set (:func:`bot.status_db.attach`), gives today's numbers from the
+    match database: the snapshot shows its last answer, :meth:`fresh_snapshot` asks first."""
 
     def __init__(self, session: _Session, player: Any, meter: Meter, timer: TimedDecider) -> None:
         self.session = session
         self.player = player
         self.meter = meter
         self.timer = timer
+        self.today: _Today | None = None
         self.started = time.monotonic()
         self._day = datetime.date.today()
         self._results_before_today = 0
@@ -135,23 +146,46 @@ class StatusBoard:
         match, board = self.player.match, self.player.board
         if match is None:
             return None
-        current: dict[str, Any] = {"opponent": match.opponent, "length": match.length, "level": self.player.level}
+        them = self.player.who.get(match.opponent)
+        current: dict[str, Any] = {"opponent": match.opponent, "length": match.length, "level": self.player.level,
+                                   "opponent_rating": getattr(them, "rating", None)}
         if board is not None and board.opponent == match.opponent:
             current.update(score=[board.player_score, board.opponent_score], cube=board.cube)
         return current
 
     def _board(self) -> dict[str, Any] | None:
-        """The board the bot last saw while a match is on (None otherwise)."""
+        """The board the bot last saw while a match is on (None otherwise), as gnubg numbers
+        it: we are player 1, ``names`` are players 0 and 1, the position ID is seen by
+        the player ``on_roll`` (both IDs None between games)."""
         board = self.player.board
         if self.player.match is None or board is None:
             return None
-        try:
-            ids: dict[str, Any] = {"position_id": board.position.position_id(), "match_id": board.match.match_id()}
-        except Exception:  # a board between games has no position to show
-            ids = {"position_id": None, "match_id": None}
         me = self.player.name or board.player  # FIBS names the receiver "You"
-        return {**ids, "dice": list(board.dice) if board.dice else None, "player": me,
-                "opponent": board.opponent, "on_roll": me if board.player_on_turn else board.opponent}
+        entry: dict[str, Any] = {"position_id": None, "match_id": None,
+                                 "dice": list(board.dice) if board.dice else None,
+                                 "names": [board.opponent, me], "on_roll": None}
+        try:
+            match = board.match
+            position = board.position if match.on_roll == 1 else board.position.swap()
+            entry.update(position_id=position.position_id(), match_id=match.match_id(), on_roll=match.on_roll)
+        except Exception:  # a board between games has no position to show
+            pass
+        return entry
+
+    def _today(self) -> dict[str, Any] | None:
+        """Today's numbers from the database as last read (None without a store or before a read)."""
+        found = self.today.peek() if self.today is not None else None
+        return dict(found) if found else None
+
+    async def fresh_snapshot(self, wait: bool = True) -> dict[str, Any]:
+        """The snapshot after asking for today's numbers if they are old (``wait``: for the
+        answer, a bounded time; else they come with a later snapshot)."""
+        if self.today is not None:
+            try:
+                await self.today.refresh(wait)
+            except Exception:  # the database side must never break the status
+                log.exception("today's numbers failed")
+        return self.snapshot()
 
     def snapshot(self) -> dict[str, Any]:
         player = self.player
@@ -174,6 +208,7 @@ class StatusBoard:
             "match": self._match(),
             "board": self._board(),
             "matches_today": self._matches_today(),
+            "today": self._today(),
             "matches": stats.matches,
             "games": stats.games,
             "moves_sent": stats.moves_sent,
@@ -204,6 +239,12 @@ class _Collector:
             gauges["rating"] = ("our FIBS rating", snap["rating"])
         if snap["experience"] is not None:
             gauges["experience"] = ("our FIBS experience", snap["experience"])
+        today = snap["today"]
+        if today is not None:
+            gauges["database_available"] = ("1 when the match database was last read", float(bool(today["available"])))
+            for key in ("matches", "won", "lost"):
+                if isinstance(today.get(key), int):
+                    gauges[f"database_today_{key}"] = (f"today's {key} in the match database", today[key])
         for name, (doc, value) in gauges.items():
             yield GaugeMetricFamily(f"fibsbot_{name}", doc, value=value)
         counters = {"reconnects": "reconnections to the server", "matches": "matches finished",
@@ -269,7 +310,8 @@ def status_app(board: StatusBoard, routes: Sequence[BaseRoute] = ()) -> Starlett
 
     async def status_route(request: Request) -> Response:
         try:
-            return Response(json.dumps(board.snapshot(), indent=1) + "\n", media_type="application/json")
+            snap = await board.fresh_snapshot()
+            return Response(json.dumps(snap, indent=1) + "\n", media_type="application/json")
         except Exception:  # the status page must never take the bot down
             log.exception("status endpoint failed")
             return PlainTextResponse("error\n", 500)
@@ -327,8 +369,8 @@ def render(snapshot: dict[str, Any]) -> str:
     """A snapshot as a two-column table for ``fibsbot status``."""
     rows: list[tuple[str, str]] = []
     for key, value in snapshot.items():
-        if key == "match" and isinstance(value, dict):
-            rows += [(f"match.{k}", _cell(v)) for k, v in value.items()]
+        if key in ("match", "board", "today") and isinstance(value, dict):
+            rows += [(f"{key}.{k}", _cell(v)) for k, v in value.items()]
         elif key == "decision_latencies_s" and isinstance(value, list):
             text = " ".join(f"{d.get('kind')}:{d.get('seconds')}" for d in value[-8:] if isinstance(d, dict))
             rows.append(("recent decisions (s)", text or "-"))

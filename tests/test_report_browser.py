@@ -11,6 +11,7 @@ import os
 import shutil
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -222,63 +223,73 @@ def board_entry(board: Any, us: str) -> dict[str, Any] | None:
 
 
 def test_dashboard_follows_a_local_match_within_a_second(browser: Any, tmp_path: Path, shots: Path) -> None:
-    """Our bot plays the sparring bot over the local FIBS server; the dashboard's board catches up
-    with every position the bot sees within 1 s (a position replaced sooner may be skipped)."""
+    """``fibsbot run --local`` as the CLI wires it: our bot plays the sparring bot over the
+    local FIBS server, its matches go to the store, and its status port serves the dashboard.
+    The page at ``/`` catches up with every position the bot sees within 1 s (a position
+    replaced sooner may be skipped) and shows the day's numbers from the database."""
     import asyncio
+    import socket
 
-    import uvicorn
-    from fastapi import FastAPI
-
-    from bot.config import BotConfig, load as load_config
+    from bot import status
+    from bot.config import BotConfig
+    from bot.config import load as load_config
     from bot.run import local_players, play_local
+    from bot.store.live import live_store
     from engine import Engine
 
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     data = load_config().model_dump()
     data["records"].update(dir=f"{tmp_path}/records", transcript=f"{tmp_path}/logs/{{user}}.log",
                            ledger=f"{tmp_path}/ledger.jsonl")
     data["engine"]["think_time_s"] = (0.3, 0.3)  # both bots take a human-like pause per decision
+    data["engine"]["level"] = "beginner"
     data["local"].update(length=3, timeout_s=120.0)
-    data["status"]["port"] = 0
-    player, sparring = local_players(BotConfig.model_validate(data), Engine(), Engine())
+    data["status"]["port"] = port
+    cfg = BotConfig.model_validate(data)
+    engine = Engine()
+    timer = status.TimedDecider(engine)
+    player, sparring = local_players(cfg, timer, engine)
 
-    def snapshot() -> dict[str, Any]:
-        return {"user": player.name or None, "connected": True, "level": player.level,
-                "board": board_entry(player.board, player.name)}
+    def bot_board() -> dict[str, Any] | None:
+        return board_entry(player.board, player.name) if player.match is not None else None
 
-    app = FastAPI()
-    app.router.routes.extend(routes(snapshot))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
-    web = threading.Thread(target=server.run, daemon=True)
-    web.start()
     loop = asyncio.new_event_loop()
     match_task: list[asyncio.Task[None]] = []
 
     def play() -> None:
         async def main_() -> None:
             match_task.append(asyncio.current_task())  # type: ignore[arg-type]
-            await play_local(player, sparring, seed=11)
+            with live_store(cfg):
+                await play_local(player, sparring, seed=11, timer=timer)
         try:
             loop.run_until_complete(main_())
         except (asyncio.CancelledError, Exception):
             pass
 
     bot = threading.Thread(target=play, daemon=True)
+    bot.start()
+    url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
+    while True:  # the status endpoint is up once the bots have their sessions
+        try:
+            urllib.request.urlopen(url + "status", timeout=5).close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline and bot.is_alive(), "the status port never answered"
+            time.sleep(0.05)
     page = browser.new_page(viewport={"width": 1200, "height": 800})
     console = Console(page)
-    page.goto(f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}/")
+    page.goto(url)
     page.evaluate("""() => { window.shown = [];
         const note = () => { const svg = document.querySelector('#board svg');
             window.shown.push([Date.now(), svg ? svg.dataset.positionId + ':' + svg.dataset.matchId : '']); };
         note(); new MutationObserver(note).observe(document.getElementById('board'), {childList: true}); }""")
-    bot.start()
     seen: list[tuple[float, str]] = []  # when the bot's board first showed each position
     end = time.monotonic() + 25
     while time.monotonic() < end and len(seen) < 30 and bot.is_alive():
-        entry = snapshot()["board"]
+        entry = bot_board()
         key = f"{entry['position_id']}:{entry['match_id']}" if entry else ""
         if entry and (not seen or seen[-1][1] != key):
             seen.append((time.time(), key))
@@ -286,13 +297,12 @@ def test_dashboard_follows_a_local_match_within_a_second(browser: Any, tmp_path:
     time.sleep(1.2)
     shown = page.evaluate("window.shown")
     page.screenshot(path=str(shots / "dashboard-local-match.png"))
+    today = page.text_content(".today") or ""
     errors = list(console.errors)
     page.close()
     if match_task:
         loop.call_soon_threadsafe(match_task[0].cancel)
     bot.join(30)
-    server.should_exit = True
-    web.join(10)
     assert len(seen) >= 10, f"the local match showed only {len(seen)} positions"
     order = {key: i for i, (_, key) in reversed(list(enumerate(seen)))}
     lags, exact = [], 0
@@ -305,3 +315,4 @@ def test_dashboard_follows_a_local_match_within_a_second(browser: Any, tmp_path:
           f"{sorted(lags)[len(lags) // 2]:.3f} s); {exact} shown exactly")
     assert max(lags) < 1.0
     assert errors == []
+    assert "Today (database)" in today and "matches" in today and "cannot be read" not in today

@@ -99,3 +99,25 @@ def test_history_links_reports_and_draws_charts(tmp_path: Path) -> None:
     def failing() -> list[dict[str, Any]]:
         raise OSError("database down")
     assert "unavailable" in client(lambda: snapshot(), failing).get("/").text
+
+
+def test_today_panel_and_an_awaitable_history() -> None:
+    today = {"available": True, "since": "2026-11-27T00:00:00", "matches": 3, "won": 2, "lost": 1, "unfinished": 0,
+             "points_for": 7, "points_against": 4, "win_rate": 2 / 3, "win_rate_95": [0.2, 0.94], "rating": 1701.25}
+
+    async def history() -> list[dict[str, Any]]:
+        return [{"finished": "playing", "opponent": "eve", "length": 3, "score": "0-0"}]
+
+    html = client(lambda: {**snapshot(), "today": today}, history).get("/").text
+    panel = html[html.index('class="panel today"'):]
+    panel = panel[:panel.index("</div>")]
+    for shown in ('class="today-matches">3<', "2 / 1", "7-4", "66.7% (95%: 20.0-94.0%)", "1701.25"):
+        assert shown in panel, shown
+    assert html.count('class="match-row"') == 1 and "playing" in html
+    down = {"available": False, "error": "Unreachable: postgresql://bot:***@db/x: connection refused"}
+    http = client(lambda: {**snapshot(), "today": down})
+    assert "db-down" in http.get("/").text and "connection refused" in http.get("/live").json()["live"]
+    for odd in ("text", {"available": True, "win_rate": "x", "win_rate_95": [None]}, None):
+        assert client(lambda odd=odd: {**snapshot(), "today": odd}).get("/").status_code == 200
+    between = client(lambda: snapshot(position_id=None, match_id=None, names=["eve", "fibsbot"])).get("/").text
+    assert "Between games" in between and "<svg" not in between.split('id="board"')[1].split("</div>")[0]

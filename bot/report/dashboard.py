@@ -16,7 +16,10 @@ on_roll}``; ``match`` may carry ``opponent_rating``.
 The history source returns recent matches, newest first, each a mapping with
 any of ``finished``, ``opponent``, ``length``, ``score``, ``rating_after``,
 ``error_rate_memg`` and ``report`` (a URL; ``reports/NAME.html`` when the
-reports folder is served here). Missing keys show as ``-``.
+reports folder is served here); it may be a coroutine function. Missing keys show
+as ``-``; a history that fails leaves the rest of the page as it is. The
+snapshot's ``today`` (today's numbers from the match database, as
+:func:`bot.store.stats.today_summary` gives them) shows in its own panel.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from engine.position import Position
 log = logging.getLogger(__name__)
 
 Snapshot = Callable[[], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
-History = Callable[[], Sequence[Mapping[str, Any]]]
+History = Callable[[], Sequence[Mapping[str, Any]] | Awaitable[Sequence[Mapping[str, Any]]]]
 POLL_MS = 300
 _REPORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.html")
 
@@ -100,6 +103,8 @@ def board_svg(snapshot: Mapping[str, Any]) -> str:
     board = snapshot.get("board")
     if not isinstance(board, Mapping):
         return '<p class="muted no-board">No match under way.</p>'
+    if not board.get("position_id"):
+        return '<p class="muted no-board">Between games.</p>'
     try:
         position = Position.from_position_id(str(board.get("position_id", "")))
         mid = board.get("match_id")
@@ -157,7 +162,31 @@ def live_panel(snapshot: Mapping[str, Any]) -> str:
               ("refused moves", snapshot.get("refused_moves")), ("engine errors", snapshot.get("engine_errors")),
               ("deadline misses", snapshot.get("deadline_misses"))]
     parts.append('<div class="panel counts"><h2>Counts</h2>' + _rows([(k, _text(v)) for k, v in counts]) + "</div>")
+    parts.append(today_panel(snapshot.get("today")))
     return "".join(parts)
+
+
+def today_panel(today: object) -> str:
+    """Today's numbers from the match database (the snapshot's ``today``)."""
+    head = '<div class="panel today"><h2>Today (database)</h2>'
+    if not isinstance(today, Mapping):
+        return head + '<p class="muted">Not read yet, or no database.</p></div>'
+    if not today.get("available"):
+        return head + f'<p class="muted db-down">The database cannot be read: {_text(today.get("error"))}</p></div>'
+    rate = today.get("win_rate")
+    interval = today.get("win_rate_95")
+    shown_rate = "-"
+    if isinstance(rate, (int, float)):
+        shown_rate = f"{100 * rate:.1f}%"
+        if isinstance(interval, (list, tuple)) and len(interval) == 2 and all(
+                isinstance(v, (int, float)) for v in interval):
+            shown_rate += f" (95%: {100 * interval[0]:.1f}-{100 * interval[1]:.1f}%)"
+    rows = [("matches", f'<span class="today-matches">{_text(today.get("matches"))}</span>'),
+            ("won / lost", f'{_text(today.get("won"))} / {_text(today.get("lost"))}'),
+            ("unfinished", _text(today.get("unfinished"))),
+            ("points", f'{_text(today.get("points_for"))}-{_text(today.get("points_against"))}'),
+            ("win rate", shown_rate), ("rating", _text(today.get("rating"), 2))]
+    return head + _rows(rows) + "</div>"
 
 
 def history_html(entries: Sequence[Mapping[str, Any]]) -> str:
@@ -211,7 +240,10 @@ def routes(snapshot: Snapshot, history: History | None = None, reports: Path | N
         recent = ""
         if history is not None:
             try:
-                recent = history_html(list(history()))
+                found = history()
+                if inspect.isawaitable(found):
+                    found = await found
+                recent = history_html(list(found))
             except Exception:
                 log.exception("match history failed")
                 recent = '<div class="panel history"><p class="muted">The match history is unavailable.</p></div>'
