@@ -23,7 +23,8 @@ from bot.report.dashboard import routes
 from bot.report.source import match_state
 from engine.records import Roll, load
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')")
+playwright_api = pytest.importorskip("playwright.sync_api",
+                                     reason="Playwright is not installed (pip install -e '.[test]')")
 CHROMIUM = os.environ.get("FIBSBOT_CHROMIUM", "/usr/bin/chromium")
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -74,7 +75,7 @@ def test_report_in_chromium_matches_the_analysis(browser: Any, tmp_path: Path, s
         playedRow: (e.querySelector('tr.played td:nth-child(2)') || {}).textContent,
         buttons: e.querySelectorAll('button.copy').length}))""")
     assert len(shown) == len(decisions)
-    for s, d in zip(shown, decisions):
+    for s, d in zip(shown, decisions, strict=True):
         assert (s["played"], s["best"], s["action"]) == (d["played"], d["best"], d["kind"])
         assert s["error"] == f"{d['error']:+.4f}" and float(s["dataError"]) == d["error"]
         assert s["board"] == s["pid"] and s["buttons"] == 4

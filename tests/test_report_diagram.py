@@ -169,8 +169,9 @@ def test_png_renders_at_the_stated_size() -> None:
     svg = render_svg(Position.initial(), MatchState(length=5, dice=(3, 1)))
     data = svg_to_png(svg, 300)
     assert png_size(data) == (300, round(300 * HEIGHT / WIDTH))
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     image = Image.open(io.BytesIO(data)).convert("RGB")
     assert image.size == (300, 240) and len(image.getcolors(1 << 20) or ()) > 20  # a drawing, not a blank

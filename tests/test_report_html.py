@@ -94,7 +94,7 @@ def test_report_lists_every_decision_with_the_json_numbers(analysed: tuple[Path,
     decisions = data["decisions"]
     assert len(page.decisions) == len(decisions) > 100
     record = load(sgf)
-    for number, (shown, d) in enumerate(zip(page.decisions, decisions), 1):
+    for number, (shown, d) in enumerate(zip(page.decisions, decisions, strict=True), 1):
         assert shown["data-kind"] == ("move" if d["kind"] == "move" else "cube")
         assert shown["data-action"] == d["kind"] and int(shown["data-player"]) == d["player"]
         assert float(shown["data-error"]) == d["error"]
@@ -105,7 +105,8 @@ def test_report_lists_every_decision_with_the_json_numbers(analysed: tuple[Path,
             game = record.games[d["game"] - 1]
             action = game.actions[d["action"]]
             assert isinstance(action, Roll) and str(action.move) == d["played"]
-            assert Position.from_position_id(shown["data-position-id"]) == game.states[d["action"]].position(d["player"])
+            before = game.states[d["action"]].position(d["player"])
+            assert Position.from_position_id(shown["data-position-id"]) == before
         assert page.svgs_in[number] == [shown["data-position-id"]]  # the board drawn is the decision's
     skills = [d for d in page.decisions if d["data-skill"] != "none"]
     assert [d["data-skill"] for d in skills] == [d["skill"] for d in decisions if d["skill"] != "none"]
@@ -142,7 +143,7 @@ def test_several_records_give_an_index_and_a_page_each(tmp_path: Path) -> None:
     assert index.decisions == []
     pages = sorted(out.glob("0*.html"))
     assert [p.name for p in pages] == ["001-match_1pt.html", "002-money_session.html"]
-    for page_path, record in zip(pages, paths):
+    for page_path, record in zip(pages, paths, strict=True):
         analysis = analyse_match(Engine(), load(record))
         assert len(parse(page_path.read_text()).decisions) == len(analysis.decisions)
         assert f'href="{page_path.name}"' in (out / "index.html").read_text()

@@ -24,7 +24,8 @@ def line_chart(values: Sequence[float], label: str, *, bars: bool = False) -> st
     if bars:
         for i, v in enumerate(values):
             top = y(v)
-            parts.append(f'<rect class="bar" x="{_PAD + i * step + 1:.1f}" y="{top:.1f}" width="{max(1.0, step - 2):.1f}" '
+            parts.append(f'<rect class="bar" x="{_PAD + i * step + 1:.1f}" y="{top:.1f}" '
+                         f'width="{max(1.0, step - 2):.1f}" '
                          f'height="{_H - _PAD - top:.1f}" fill="#1f77d0"><title>{v:.1f}</title></rect>')
     else:
         points = " ".join(f"{_PAD + i * step:.1f},{y(v):.1f}" for i, v in enumerate(values))

@@ -79,11 +79,11 @@ _SCRIPT = """
         document.getElementById('live').innerHTML = data.live;
       }
     }).catch(function () { document.body.classList.add('stale'); })
-      .then(function () { setTimeout(poll, %d); });
+      .then(function () { setTimeout(poll, POLL_MS); });
   }
-  setTimeout(poll, %d);
+  setTimeout(poll, POLL_MS);
 })();
-""" % (POLL_MS, POLL_MS)
+""".replace("POLL_MS", str(POLL_MS))
 
 
 def _text(value: object, digits: int = 1) -> str:
@@ -146,7 +146,8 @@ def live_panel(snapshot: Mapping[str, Any]) -> str:
     if isinstance(match, Mapping):
         rows = [("opponent", f'<span class="opponent">{_text(match.get("opponent"))}</span>'),
                 ("their rating", _text(match.get("opponent_rating"), 2)),
-                ("length", _text(match.get("length"))), ("score", f'<span class="score">{_text(match.get("score"))}</span>'),
+                ("length", _text(match.get("length"))),
+                ("score", f'<span class="score">{_text(match.get("score"))}</span>'),
                 ("cube", f'<span class="cube-value">{_text(match.get("cube"))}</span>'),
                 ("level", _text(match.get("level")))]
         parts.append('<div class="panel match"><h2>Current match</h2>' + _rows(rows) + "</div>")
@@ -202,7 +203,8 @@ def history_html(entries: Sequence[Mapping[str, Any]]) -> str:
                     f'<td>{_text(e.get("length"))}</td><td>{_text(e.get("score"))}</td>'
                     f'<td>{_text(e.get("error_rate_memg"))}</td><td>{link}</td></tr>')
     table = ('<div class="scroll"><table class="matches"><thead><tr><th>finished</th><th>opponent</th><th>length</th>'
-             "<th>score</th><th>error rate (mEMG)</th><th></th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+             "<th>score</th><th>error rate (mEMG)</th><th></th></tr></thead><tbody>" + "".join(rows)
+             + "</tbody></table></div>")
     oldest_first = list(reversed(entries))
     ratings = [float(e["rating_after"]) for e in oldest_first if isinstance(e.get("rating_after"), (int, float))]
     errors = [abs(float(e["error_rate_memg"])) for e in oldest_first

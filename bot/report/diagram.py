@@ -291,5 +291,6 @@ def _info(svg: _Svg, state: MatchState, labels: list[str], pips: tuple[int, int]
                     f'score {state.score[player]}</text>')
     crawford = " Crawford" if state.crawford_game else ""
     text = f"{state.length}-point match{crawford}" if state.length else "money game"
-    svg.add(f'<text class="match-length" data-value="{state.length}" data-crawford="{str(state.crawford_game).lower()}" '
+    svg.add(f'<text class="match-length" data-value="{state.length}" '
+            f'data-crawford="{str(state.crawford_game).lower()}" '
             f'x="{WIDTH / 2}" y="12" text-anchor="middle" font-size="11" fill="#333">{text}</text>')

@@ -224,7 +224,8 @@ def write_reports(out: str | os.PathLike[str], paths: Sequence[str], analyses: S
         return [write_report(out, records[0], analyses[0], engine, level, title=Path(paths[0]).name)]
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    pages = [(f"{i:03d}-{Path(p).stem}.html", p, r, a) for i, (p, r, a) in enumerate(zip(paths, records, analyses), 1)]
+    triples = zip(paths, records, analyses, strict=True)
+    pages = [(f"{i:03d}-{Path(p).stem}.html", p, r, a) for i, (p, r, a) in enumerate(triples, 1)]
     texts = [(name, report_html(r, a, engine, level, title=Path(p).name)) for name, p, r, a in pages]
     written = []
     for name, text in texts:

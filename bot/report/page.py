@@ -27,7 +27,8 @@ th:first-child, td:first-child { text-align: left; }
 .tag.lucky, .tag.very-lucky { background: #c8f0c8; } .tag.unlucky, .tag.very-unlucky { background: #d6d6f5; }
 .movetable td:nth-child(2), .movetable th:nth-child(2) { text-align: left; white-space: nowrap; }
 tr.played td { font-weight: bold; color: var(--played); } tr.best td:nth-child(2) { color: var(--best); }
-.ids { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 0.6rem; font-size: 0.85rem; margin: 0.4rem 0 0; }
+.ids { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 0.6rem; font-size: 0.85rem;
+       margin: 0.4rem 0 0; }
 .ids dt { color: var(--muted); } .ids dd { margin: 0; overflow-wrap: anywhere; }
 code.id { user-select: all; background: #f3f1ec; padding: 0 0.2rem; }
 button.copy { font-size: 0.75rem; margin-left: 0.4rem; }
@@ -63,4 +64,5 @@ def document(title: str, body: str, *, script: str = COPY_SCRIPT, head: str = ""
 
 def attrs(**values: object) -> str:
     """``key="value"`` pairs, escaped; ``data_x`` becomes ``data-x``, ``class_`` ``class``; None is left out."""
-    return "".join(f' {k.rstrip("_").replace("_", "-")}="{escape(str(v), quote=True)}"' for k, v in values.items() if v is not None)
+    return "".join(f' {k.rstrip("_").replace("_", "-")}="{escape(str(v), quote=True)}"'
+                   for k, v in values.items() if v is not None)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from bot.report.diagram import HEIGHT, WIDTH
 from bot.report.errors import ReportError
 
-PNG_HINT = "PNG output needs CairoSVG and the cairo library: pip install 'fibsbot[png]' (Debian: apt-get install libcairo2)"
+PNG_HINT = ("PNG output needs CairoSVG and the cairo library: pip install 'fibsbot[png]' "
+            "(Debian: apt-get install libcairo2)")
 
 
 def svg_to_png(svg: str, width: int = WIDTH) -> bytes:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from bot.report.errors import ReportError
 from bot.report.source import Decision, MatchAnalysis, match_state
 from engine.evaluator import Engine
-from engine.levels import Level, level as level_named
+from engine.levels import Level
+from engine.levels import level as level_named
 from engine.match import MatchState
 from engine.position import Move, Position
 from engine.records import Double, GameRecord, MatchRecord, Roll
@@ -110,7 +111,8 @@ class _Collector:
             if rank <= TABLE_ROWS or played:
                 p = c.probabilities
                 # the played row in the record's words (a hit may be written on either step)
-                rows.append(CandidateRow(rank, str(action.move) if played else str(c.move), c.equity, c.equity - (best.equity if best else 0.0),
+                rows.append(CandidateRow(rank, str(action.move) if played else str(c.move), c.equity,
+                                         c.equity - (best.equity if best else 0.0),
                                          p.win, p.win_gammon, p.lose_gammon, played))
         if best is not None and not any(r.played for r in rows):  # scored by the analysis alone
             rows.append(CandidateRow(0, str(action.move), best.equity + d.error, d.error, float("nan"),
