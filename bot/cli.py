@@ -35,6 +35,16 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
     position, match = parse_gnubg_id(args.id)
     dice = args.dice or (match.dice if match else None)
+    # ---- thinking-time levels and --json (bot/think_cli.py) ----
+    from bot.think_cli import think_hint, wants_think
+
+    if wants_think(args) and not args.rollout and args.rating is None:
+        try:
+            return think_hint(args, position, match, dice)
+        except ValueError as exc:
+            print(f"fibsbot hint: {exc}", file=sys.stderr)
+            return 2
+    # ---- end of the thinking-time block ----
     if args.rollout:
         from bot.rollout_cli import hint_rollout_text
 
@@ -145,8 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--rollout", action="store_true",
                       help="roll the candidates out (gnubg's rollouts; the settings of fibsbot rollout)")
     from bot.rollout_cli import add_rollout_arguments
+    from bot.think_cli import add_think_arguments  # --think, --think-mode, --json
 
     add_rollout_arguments(hint, for_hint=True)
+    add_think_arguments(hint)
     hint.set_defaults(run=cmd_hint)
     convert = sub.add_parser("convert", help="convert a match record between .sgf and .mat")
     convert.add_argument("input", help="an .sgf or .mat file")

@@ -5,6 +5,7 @@
     python -m engine.bench decide [--match 7:2-3]
     python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
+    python -m engine.bench equal-time [--positions N --trials T --matches M --time-ratio R]
     python -m engine.bench --signature
 
 Each prints rates for our engine and for gnubg and their ratio. Ratios, not
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.bench import api, decide, eval, movegen, parity
+from engine.bench import api, decide, equal_time, equal_time_match, eval, movegen, parity
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "movegen": movegen.run_movegen,
@@ -25,6 +26,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "api": api.run_api,
     "parity": parity.run_parity,
     "signature": decide.run_signature,
+    "equal-time": lambda args: equal_time.run_equal_time(args, equal_time_match.run_matches),
 }
 
 
@@ -37,6 +39,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="parity: multiplies the default set sizes")
     parser.add_argument("--match", type=decide.match_score, default=None,
                         help="decide: a match score LENGTH:A-B, such as 7:2-3 (default: money play)")
+    parser.add_argument("--trials", type=int, default=1296, help="equal-time: rollout trials per judged decision")
+    parser.add_argument("--time-ratio", type=float, default=1.0, help="equal-time: our budget over gnubg's time")
+    parser.add_argument("--matches", type=int, default=0, help="equal-time: pairs of 7-point matches against gnubg")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
     args = parser.parse_args(argv)
     if args.signature:
