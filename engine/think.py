@@ -17,7 +17,8 @@ count is known before it runs. In time mode, seconds per node are learned:
 measured on the depth just searched, scaled by the ratio between depths that a
 :class:`CostModel` learns from the decisions it has seen. A deeper search only
 starts when the time spent plus its predicted time fits the budget; a
-prediction that proves wrong is cut at ``budget * (1 + margin)`` (wall clock):
+prediction that proves wrong is cut at ``budget * (1 + margin / 2)`` (wall clock;
+the other half of the margin covers waking up and returning):
 the decision of the depth already done is returned then, and the abandoned
 search finishes on its own thread, its answer unused.
 
@@ -26,9 +27,9 @@ Cube decisions deepen the same way (:func:`think_cube`), up to ``cube_plies``.
 >>> from engine.evaluator import Engine
 >>> from engine.levels import Think
 >>> from engine.position import Position
->>> t = think_move(Engine(), Position.initial(), (3, 1), think=Think(3000, mode="nodes"))
->>> str(t.decision.move), t.plies
-('8/5 6/5', 1)
+>>> t = think_move(Engine(), Position.initial(), (4, 2), think=Think(300, mode="nodes"))
+>>> str(t.decision.move), t.note
+('8/4 6/4', 'thought 1-ply (124 nodes of 300 nodes)')
 """
 
 from __future__ import annotations
@@ -249,7 +250,8 @@ class _Deepening:
     def run(self, plies: int, nodes: int, fn: Callable[[], Any]) -> tuple[bool, Any]:
         t0 = self.clock()
         if self.hard_stop and self.steps:
-            deadline = self.think.budget * (1.0 + self.think.margin) - self.elapsed()
+            # cut at half the margin: the other half covers waking up and returning
+            deadline = self.think.budget * (1.0 + self.think.margin / 2) - self.elapsed()
             done, out = _within(fn, deadline)
             if not done:
                 self.cut = True
