@@ -89,6 +89,7 @@ class Tally:
     ours: dict[str, list[float]] = field(default_factory=dict)
     depths: dict[str, list[int]] = field(default_factory=dict)
     used: dict[str, list[float]] = field(default_factory=dict)  # our CPU time over the budget given
+    over: dict[str, list[float]] = field(default_factory=dict)  # seconds past the budget (0 if within)
     budgets: list[float] = field(default_factory=list)
     differing: dict[str, int] = field(default_factory=dict)
 
@@ -162,7 +163,8 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
     from engine.think import CostModel, think_cube, think_move
 
     tally = Tally(ours={k: [] for k in variants}, depths={k: [] for k in variants},
-                  used={k: [] for k in variants}, differing={k: 0 for k in variants})
+                  used={k: [] for k in variants}, over={k: [] for k in variants},
+                  differing={k: 0 for k in variants})
     models = {k: CostModel() for k in variants}
     mid = gnubg.money.match_id()
     for i, spot in enumerate(spots):
@@ -178,6 +180,7 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
                 plays[name] = r.decision.candidates[0].position
                 tally.depths[name].append(r.plies)
                 tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
+                tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
             losses = judge_plays(engine, spot, plays, trials, HELD_OUT_SEED + i, threads)
         else:
             action, seconds = gnubg.cube_action(spot.position, mid)
@@ -191,6 +194,7 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
                 choices[name] = (r.decision.should_double, r.decision.should_take)
                 tally.depths[name].append(r.plies)
                 tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
+                tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
             losses = judge_cube(engine, spot, choices, trials, HELD_OUT_SEED + i, threads)
         tally.budgets.append(seconds)
         tally.gnubg.append(losses["gnubg"])
@@ -219,7 +223,8 @@ def report(tally: Tally) -> list[str]:
                   f"    paired gnubg - ours: {1000 * diff:+.2f} mEMG, 95% interval "
                   f"[{1000 * (diff - dhalf):+.2f}, {1000 * (diff + dhalf):+.2f}] ({less})",
                   f"    depth reached: mean {statistics.fmean(depths or [0]):.2f} ({hist}); CPU time used / "
-                  f"budget: mean {statistics.fmean(used or [0]):.2f}, max {max(used or [0]):.2f}"]
+                  f"budget: mean {statistics.fmean(used or [0]):.2f}, max {max(used or [0]):.2f} "
+                  f"(most past a budget: {1000 * max(tally.over[name] or [0]):.1f} ms)"]
     return lines
 
 
@@ -247,5 +252,5 @@ def run_equal_time(args: argparse.Namespace, run_matches: Callable[..., list[str
     print(f"  ({time.perf_counter() - start:.0f} s)")
     matches = int(getattr(args, "matches", 0) or 0)
     if matches and run_matches is not None:
-        for line in run_matches(engine, gnubg, next(iter(variants.values())), matches):
+        for line in run_matches(engine, gnubg, next(iter(variants.values())), matches, ratio):
             print(line)

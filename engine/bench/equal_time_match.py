@@ -4,13 +4,14 @@ matches of our thinking-time level against the `gnubg` package at World class.
 Each pair of matches uses one seeded dice sequence twice, our level in seat 0
 and then in seat 1 (common dice). At each of our decisions gnubg first decides
 the same decision (its answer unused) so that our budget is gnubg's CPU time
-for it. No resignations: games are played out. The match records keep, for
+for it (both read on the process's CPU clock). No resignations: games are played out. The match records keep, for
 each of our actions, an engine note naming the depth reached.
 """
 
 from __future__ import annotations
 
 import random
+import time
 import statistics
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -32,8 +33,8 @@ _TINY = 1e-4
 
 
 class _Match:
-    def __init__(self, engine: Engine, gnubg: Gnubg, think: Think, ours: int, seed: int) -> None:
-        self.engine, self.gnubg, self.think, self.ours = engine, gnubg, think, ours
+    def __init__(self, engine: Engine, gnubg: Gnubg, think: Think, ours: int, seed: int, ratio: float = 1.0) -> None:
+        self.engine, self.gnubg, self.think, self.ours, self.ratio = engine, gnubg, think, ours, ratio
         self.rng = random.Random(seed)
         self.model = CostModel()
         names = ("fibsbot", "gnubg") if ours == 0 else ("gnubg", "fibsbot")
@@ -66,8 +67,8 @@ class _Match:
             return
         after, seconds = self.gnubg.move(position, dice, gnubg_cubeinfo(self.gnubg.g, view))
         if player == self.ours:
-            r = think_move(self.engine, position, dice, match=view, think=replace(self.think, budget=max(seconds, _TINY)),
-                           threads=1, model=self.model)
+            r = think_move(self.engine, position, dice, match=view, think=replace(self.think, budget=max(self.ratio * seconds, _TINY)),
+                           threads=1, clock=time.process_time, model=self.model)
             self.depths.append(r.plies)
             game.append(Roll(player, dice, r.decision.move, note=r.record_note()))
             return
@@ -84,8 +85,8 @@ class _Match:
         view = match_state(self.record, game, state, player)
         action, seconds = self.gnubg.cube_action(position, view.match_id())
         if player == self.ours:
-            r = think_cube(self.engine, position, match=view, think=replace(self.think, budget=max(seconds, _TINY)),
-                           threads=1, model=self.model)
+            r = think_cube(self.engine, position, match=view, think=replace(self.think, budget=max(self.ratio * seconds, _TINY)),
+                           threads=1, clock=time.process_time, model=self.model)
             double = r.decision.should_double
             note = r.record_note()
         else:
@@ -96,8 +97,8 @@ class _Match:
         answerer = 1 - player
         if answerer == self.ours:
             seen = match_state(self.record, game, game.state, player, cube_owner=state.cube_owner)
-            r = think_cube(self.engine, position, match=seen, think=replace(self.think, budget=max(seconds, _TINY)),
-                           threads=1, model=self.model)
+            r = think_cube(self.engine, position, match=seen, think=replace(self.think, budget=max(self.ratio * seconds, _TINY)),
+                           threads=1, clock=time.process_time, model=self.model)
             take = answer_double(r.decision, money=False) != "pass"
             note = r.record_note()
         else:
@@ -106,7 +107,7 @@ class _Match:
         return True
 
 
-def run_matches(engine: Engine, gnubg: Gnubg, think: Think, pairs: int) -> list[str]:
+def run_matches(engine: Engine, gnubg: Gnubg, think: Think, pairs: int, ratio: float = 1.0) -> list[str]:
     """Plays ``pairs`` pairs of 7-point matches; the lines of the report."""
     margins: list[float] = []  # per pair: our points minus gnubg's, both matches
     wins = played = 0
@@ -114,7 +115,7 @@ def run_matches(engine: Engine, gnubg: Gnubg, think: Think, pairs: int) -> list[
     for k in range(pairs):
         pair = 0.0
         for ours in (0, 1):
-            m = _Match(engine, gnubg, think, ours, HELD_OUT_SEED + 1000 + k)
+            m = _Match(engine, gnubg, think, ours, HELD_OUT_SEED + 1000 + k, ratio)
             record = m.play()
             score = record.score()
             pair += score[ours] - score[1 - ours]
@@ -123,7 +124,9 @@ def run_matches(engine: Engine, gnubg: Gnubg, think: Think, pairs: int) -> list[
             depths += m.depths
         margins.append(pair / 2)
     mean, half = interval(margins)
-    return [f"  head to head: {played} matches of {LENGTH} points against gnubg World class ({pairs} pairs, common dice)",
+    times = "" if ratio == 1.0 else f", ours at {ratio:g} times gnubg's time"
+    return [f"  head to head: {played} matches of {LENGTH} points against gnubg World class ({pairs} pairs, "
+            f"common dice{times})",
             f"    {think.label} won {wins}/{played}; points per match (ours - gnubg's): {mean:+.2f} "
             f"(95% interval +-{half:.2f}); chequer depth reached: mean "
             f"{statistics.fmean(depths or [0]):.2f}"]
