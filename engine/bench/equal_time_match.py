@@ -41,6 +41,9 @@ class _Match:
         self.record = MatchRecord(names, LENGTH, crawford=True, jacoby=False)
         self.depths: list[int] = []
 
+    def _budget(self, seconds: float) -> Think:
+        return replace(self.think, budget=max(self.ratio * seconds, _TINY))
+
     def play(self) -> MatchRecord:
         while not self.record.is_over():
             game = self.record.new_game()
@@ -67,7 +70,7 @@ class _Match:
             return
         after, seconds = self.gnubg.move(position, dice, gnubg_cubeinfo(self.gnubg.g, view))
         if player == self.ours:
-            r = think_move(self.engine, position, dice, match=view, think=replace(self.think, budget=max(self.ratio * seconds, _TINY)),
+            r = think_move(self.engine, position, dice, match=view, think=self._budget(seconds),
                            threads=1, clock=time.process_time, model=self.model)
             self.depths.append(r.plies)
             game.append(Roll(player, dice, r.decision.move, note=r.record_note()))
@@ -85,7 +88,7 @@ class _Match:
         view = match_state(self.record, game, state, player)
         action, seconds = self.gnubg.cube_action(position, view.match_id())
         if player == self.ours:
-            r = think_cube(self.engine, position, match=view, think=replace(self.think, budget=max(self.ratio * seconds, _TINY)),
+            r = think_cube(self.engine, position, match=view, think=self._budget(seconds),
                            threads=1, clock=time.process_time, model=self.model)
             double = r.decision.should_double
             note = r.record_note()
@@ -97,7 +100,7 @@ class _Match:
         answerer = 1 - player
         if answerer == self.ours:
             seen = match_state(self.record, game, game.state, player, cube_owner=state.cube_owner)
-            r = think_cube(self.engine, position, match=seen, think=replace(self.think, budget=max(self.ratio * seconds, _TINY)),
+            r = think_cube(self.engine, position, match=seen, think=self._budget(seconds),
                            threads=1, clock=time.process_time, model=self.model)
             take = answer_double(r.decision, money=False) != "pass"
             note = r.record_note()
