@@ -232,7 +232,7 @@ def run_equal_time(args: argparse.Namespace, run_matches: Callable[..., list[str
     from engine.evaluator import Engine
 
     engine = Engine()
-    gnubg = Gnubg()
+    gnubg = Gnubg(engine)
     variants = think_variants(getattr(args, "levels", ""))
     trials = int(getattr(args, "trials", None) or 1296)
     ratio = float(getattr(args, "time_ratio", None) or 1.0)

@@ -68,7 +68,7 @@ class _Match:
         if len(legal) == 1:
             game.append(Roll(player, dice, legal[0][0]))
             return
-        after, seconds = self.gnubg.move(position, dice, gnubg_cubeinfo(self.gnubg.g, view))
+        after, seconds = self.gnubg.move(position, dice, gnubg_cubeinfo(self.gnubg.g, view), view)
         if player == self.ours:
             r = think_move(self.engine, position, dice, match=view, think=self._budget(seconds),
                            threads=1, clock=time.process_time, model=self.model)
@@ -76,7 +76,7 @@ class _Match:
             game.append(Roll(player, dice, r.decision.move, note=r.record_note()))
             return
         move = position.legal_play_to(*dice, after) if after is not None else None
-        if move is None:  # the package cut its tuple at a bear-off: its World class play from our engine
+        if move is None:  # a tuple that cannot be settled: World class's play from our engine
             move = self.engine.best_move(position, dice, match=view, level="world class").move
         game.append(Roll(player, dice, move if move is not None else Move()))
 
