@@ -178,3 +178,39 @@ def test_hint_names_the_depth(capsys):
     assert [s["plies"] for s in data["think"]["steps"]] == list(range(data["plies"] + 1))
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "42", "--level", "world class", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["plies"] == 2
+
+
+# ---- the equal-time benchmark's parts ------------------------------------------------------------
+
+
+def test_equal_time_spots_and_judge(engine):
+    from engine.bench.equal_time import judge_cube, judge_plays, self_play_spots
+    from engine.bench.gnubg_player import interval
+
+    spots = self_play_spots(engine, 6, 2, seed=99)
+    assert spots == self_play_spots(engine, 6, 2, seed=99)
+    plays, cubes = spots[:6], spots[6:]
+    assert all(s.dice is not None and len(s.position.legal_plays(*s.dice)) > 1 for s in plays)
+    assert len(cubes) == 2 and all(s.dice is None for s in cubes)
+    spot = plays[0]
+    ranked = engine.best_move(spot.position, spot.dice, level="expert").candidates
+    same = {"a": ranked[0].position, "b": ranked[0].position}
+    assert judge_plays(engine, spot, same, 36, 1, 1) == {"a": 0.0, "b": 0.0}
+    losses = judge_plays(engine, spot, {"a": ranked[0].position, "b": ranked[-1].position}, 36, 1, 1)
+    assert min(losses.values()) == 0.0 and max(losses.values()) > 0.0
+    both = judge_cube(engine, cubes[0], {"a": (True, True), "b": (False, True)}, 36, 1, 1)
+    assert min(both.values()) == 0.0 and max(both.values()) > 0.0
+    mean, half = interval([1.0, 2.0, 3.0])
+    assert mean == 2.0 and half == pytest.approx(1.96 / 3 ** 0.5)
+
+
+def test_a_cut_gnubg_tuple_is_settled(engine):
+    pytest.importorskip("gnubg")
+    from engine.bench.gnubg_player import Gnubg
+
+    g = Gnubg(engine)
+    p = Position.from_position_id("uJsDDGDb3Q0AAA")  # a bear-off: the package's tuple stops at the first 0
+    after, _ = g.move(p, (1, 1))
+    assert after is not None and after in [r for _, r in p.legal_plays(1, 1)]
+    ours = engine.best_move(p, (1, 1), match=g.money, level="world class")
+    assert after == ours.candidates[0].position
