@@ -214,3 +214,10 @@ def test_a_cut_gnubg_tuple_is_settled(engine):
     assert after is not None and after in [r for _, r in p.legal_plays(1, 1)]
     ours = engine.best_move(p, (1, 1), match=g.money, level="world class")
     assert after == ours.candidates[0].position
+
+
+def test_hint_refuses_a_bad_budget(capsys):
+    from bot.cli import main
+
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "42", "--think", "0"]) == 2
+    assert "think budget" in capsys.readouterr().err
