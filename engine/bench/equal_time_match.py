@@ -131,5 +131,5 @@ def run_matches(engine: Engine, gnubg: Gnubg, think: Think, pairs: int, ratio: f
     return [f"  head to head: {played} matches of {LENGTH} points against gnubg World class ({pairs} pairs, "
             f"common dice{times})",
             f"    {think.label} won {wins}/{played}; points per match (ours - gnubg's): {mean:+.2f} "
-            f"(95% interval +-{half:.2f}); chequer depth reached: mean "
+            f"({f'95% interval +-{half:.2f}' if pairs > 1 else 'one pair: no interval'}); chequer depth reached: mean "
             f"{statistics.fmean(depths or [0]):.2f}"]
