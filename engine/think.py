@@ -122,8 +122,10 @@ class CostModel:
 
     rate: dict[int, float] = field(default_factory=lambda: {0: 2e-6, 1: 2.5e-6, 2: 2.5e-6, 3: 2.5e-6, 4: 2.5e-6})
     scale: dict[int, float] = field(default_factory=lambda: {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0})
+    seen: dict[int, int] = field(default_factory=lambda: {1: 0, 2: 0, 3: 0, 4: 0})
     weight: float = 0.2
     safety: float = 1.15
+    unlearned: float = 1.5  # more caution at a depth measured fewer than 3 times
 
     def learn(self, plies: int, nodes: int, seconds: float, previous_rate: float | None) -> float:
         rate = seconds / max(nodes, 1)
@@ -131,6 +133,7 @@ class CostModel:
             self.rate[plies] += self.weight * (rate - self.rate[plies])
             if previous_rate is not None and previous_rate > 0:
                 self.scale[plies] += self.weight * (rate / previous_rate - self.scale[plies])
+                self.seen[plies] += 1
         return rate
 
     def predict(self, plies: int, nodes: int, last_rate: float | None, last_plies: int) -> float:
@@ -141,7 +144,8 @@ class CostModel:
             rate = last_rate
             for d in range(last_plies + 1, plies + 1):
                 rate *= max(self.scale[d], 0.5)
-        return nodes * rate * self.safety
+        caution = self.unlearned if plies and self.seen.get(plies, 0) < 3 else 1.0
+        return nodes * rate * self.safety * caution
 
 
 DEFAULT_MODEL = CostModel()
