@@ -44,7 +44,7 @@ from engine.cube import CubeDecision
 from engine.levels import FilterTable, Think, think_level
 from engine.match import MatchState
 from engine.records import EngineNote
-from engine.search import Candidate, MoveDecision, best_move, cube_decision
+from engine.search import Candidate, MoveDecision
 
 BRANCH = 21  # distinct rolls
 Clock = Callable[[], float]
@@ -307,7 +307,8 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
         settings = spec.checker(plies)
 
         def search(settings: Any = settings) -> MoveDecision:
-            return best_move(engine, position, dice, match=match, level=settings, threads=threads)
+            found: MoveDecision = engine.best_move(position, dice, match=match, level=settings, threads=threads)
+            return found
 
         done, out = loop.run(plies, nodes, search)
         if not done:
@@ -345,8 +346,9 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
             break
 
         def decide(plies: int = plies) -> CubeDecision:
-            return cube_decision(engine, position, match=match, level=spec.cube(plies), threads=threads,
-                                 beavers=beavers)
+            cube: CubeDecision = engine.cube_decision(position, match=match, level=spec.cube(plies), threads=threads,
+                                                      beavers=beavers)
+            return cube
 
         done, out = loop.run(plies, nodes, decide)
         if not done:
@@ -386,13 +388,13 @@ class Thinker:
         return self.engine.cube_decision(position, match=match, level=level, **kw)
 
     def resign_offer(self, position: Any, match: Any = None, level: Any = "expert", declined: int = 0) -> int:
-        offer: int = self.engine.resign_offer(position, match, "expert" if isinstance(level, Think) else level,
-                                              declined)
+        offer: int = self.engine.resign_offer(position, match=match, declined=declined,
+                                              level="expert" if isinstance(level, Think) else level)
         return offer
 
     def accept_resignation(self, position: Any, match: Any, level: Any, value: int) -> bool:
-        accept: bool = self.engine.accept_resignation(position, match,
-                                                      "expert" if isinstance(level, Think) else level, value)
+        accept: bool = self.engine.accept_resignation(position, match=match, value=value,
+                                                      level="expert" if isinstance(level, Think) else level)
         return accept
 
 

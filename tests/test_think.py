@@ -151,6 +151,10 @@ def test_thinker_passes_gnubg_levels_through(engine, spots):
     decision = thinker.best_move(p, d, None, Think(3000, mode="nodes"))
     assert thinker.last is not None and decision is thinker.last.decision
     assert f"{thinker.last.plies}-ply" in decision.level
+    race = Position.from_position_id("bQ0AANauBwAAAA")
+    assert thinker.resign_offer(race, None, Think(1)) == engine.resign_offer(race, level="expert")
+    assert thinker.accept_resignation(race, None, Think(1), 1) == engine.accept_resignation(
+        race, match=None, level="expert", value=1)
 
 
 def test_match_record_comment_names_the_depth(engine):
