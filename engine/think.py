@@ -127,6 +127,14 @@ class CostModel:
     safety: float = 1.15
     unlearned: float = 1.5  # more caution at a depth measured fewer than 3 times
 
+    cube_model: CostModel | None = field(default=None, repr=False)
+
+    def for_cube(self) -> CostModel:
+        """The model of cube decisions (their nodes cost differently), learned apart."""
+        if self.cube_model is None:
+            self.cube_model = CostModel()
+        return self.cube_model
+
     def learn(self, plies: int, nodes: int, seconds: float, previous_rate: float | None) -> float:
         rate = seconds / max(nodes, 1)
         if plies > 0 and nodes > 50:
@@ -337,7 +345,7 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
     """The cube decision of a thinking-time level (as :func:`think_move`), each
     depth gnubg's cube decision at that many plies, up to ``think.cube_plies``."""
     spec = think_level(think)
-    loop = _Deepening(spec, clock, model)
+    loop = _Deepening(spec, clock, (model or DEFAULT_MODEL).for_cube())
     decision: CubeDecision | None = None
     reached = 0
     for plies in _plies_ladder(spec.cube_plies):

@@ -121,6 +121,13 @@ def test_time_mode_with_a_given_clock_learns_rates(engine, spots, ladders):
     assert model.rate[2] != CostModel().rate[2]  # learned from the 2-ply search
 
 
+def test_cube_decisions_learn_their_own_costs(engine, spots):
+    model = CostModel()
+    r = think_cube(engine, spots[0][0], think=Think(10.0, cube_plies=2), clock=time.process_time, model=model)
+    assert r.plies == 2
+    assert model.rate == CostModel().rate and model.for_cube().rate[2] != CostModel().rate[2]
+
+
 def test_a_search_that_overruns_is_cut():
     release = threading.Event()
     done, out = _within(lambda: release.wait(30), 0.05)
