@@ -1,4 +1,10 @@
-"""``python -m engine.bench equal-time [--positions N --trials T --matches M]``.
+"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --matches M --levels L]``.
+
+``--positions``: chequer plays (default 200; a fifth as many cube decisions
+besides); ``--trials``: rollout trials per judged decision (1296);
+``--time-ratio``: our budget over gnubg's time (1); ``--levels``: our
+thinking-time levels, comma-separated (a name, or a move filter's name for
+the strong level's ladder with that filter; default "fibsbot strong").
 
 Our thinking-time level against gnubg's World class at gnubg's own time:
 
