@@ -14,8 +14,10 @@ at n plies scores every legal play at 0 ply, then the survivors of each filter
 deeper. The survivors of the next depth's filters are read off the candidates
 of the depth just finished (their scores and depths), so the next depth's node
 count is known before it runs. In time mode, seconds per node are learned:
-measured on the depth just searched, scaled by the ratio between depths that a
-:class:`CostModel` learns from the decisions it has seen. A deeper search only
+measured on the depth just searched (if it was large enough to measure; else
+the rate learned at that depth), scaled by the ratio between depths that a
+:class:`CostModel` learns from the decisions it has seen, apart for contact
+and race positions and for chequer play and cube decisions. A deeper search only
 starts when the time spent plus its predicted time fits the budget; a
 prediction that proves wrong is cut at ``budget * (1 + margin / 2)`` (wall clock;
 the other half of the margin covers waking up and returning):
@@ -126,14 +128,21 @@ class CostModel:
     weight: float = 0.2
     safety: float = 1.15
     unlearned: float = 1.5  # more caution at a depth measured fewer than 3 times
+    measurable: int = 1000  # nodes: a smaller search's own rate is not used
 
-    cube_model: CostModel | None = field(default=None, repr=False)
+    parts: dict[str, CostModel] = field(default_factory=dict, repr=False)
 
-    def for_cube(self) -> CostModel:
-        """The model of cube decisions (their nodes cost differently), learned apart."""
-        if self.cube_model is None:
-            self.cube_model = CostModel()
-        return self.cube_model
+    def part(self, kind: str) -> CostModel:
+        """The model of one kind of decision, learned apart: "race" (a node of
+        a race costs a fraction of a contact one), "cube", "cube race"."""
+        if kind not in self.parts:
+            self.parts[kind] = CostModel()
+        return self.parts[kind]
+
+    def for_decision(self, position: Any, cube: bool) -> CostModel:
+        race = bool(getattr(position, "is_race", lambda: False)())
+        kind = " ".join(k for k, on in (("cube", cube), ("race", race)) if on)
+        return self.part(kind) if kind else self
 
     def learn(self, plies: int, nodes: int, seconds: float, previous_rate: float | None) -> float:
         rate = seconds / max(nodes, 1)
@@ -144,14 +153,21 @@ class CostModel:
                 self.seen[plies] += 1
         return rate
 
-    def predict(self, plies: int, nodes: int, last_rate: float | None, last_plies: int) -> float:
-        """Predicted seconds of a ``plies`` search of ``nodes`` nodes."""
+    def predict(self, plies: int, nodes: int, last_rate: float | None, last_plies: int, last_nodes: int = 0) -> float:
+        """Predicted seconds of a ``plies`` search of ``nodes`` nodes, from the
+        decision's last search (``last_nodes`` at ``last_plies``, ``last_rate``
+        seconds a node) scaled to this depth. A small last search's rate is
+        inflated by its fixed cost: then the lower of it and the rate learned
+        at this depth is used (positions differ tenfold in cost per node)."""
+        learned = self.rate[plies] if plies else self.rate[0]
         if last_rate is None or last_plies < 1 or nodes <= 50:
-            rate = self.rate[plies] if plies else self.rate[0]
+            rate = learned
         else:
             rate = last_rate
             for d in range(last_plies + 1, plies + 1):
                 rate *= max(self.scale[d], 0.5)
+            if last_nodes < self.measurable:
+                rate = min(rate, learned)
         caution = self.unlearned if plies and self.seen.get(plies, 0) < 3 else 1.0
         return nodes * rate * self.safety * caution
 
@@ -256,8 +272,8 @@ class _Deepening:
             return True  # the first depth always runs (0 ply: microseconds)
         if self.think.mode == "nodes":
             return self.nodes + nodes <= self.think.budget
-        last = self.steps[-1].plies
-        return self.elapsed() + self.model.predict(plies, nodes, self.rate, last) <= self.think.budget
+        last = next((s for s in reversed(self.steps) if s.nodes), self.steps[-1])
+        return self.elapsed() + self.model.predict(plies, nodes, self.rate, last.plies, last.nodes) <= self.think.budget
 
     def run(self, plies: int, nodes: int, fn: Callable[[], Any]) -> tuple[bool, Any]:
         t0 = self.clock()
@@ -294,7 +310,7 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
     given a clock, e.g. ``time.process_time``, deeper searches are not cut).
     ``threads``: the search's threads (1: the budget is one core's time)."""
     spec = think_level(think)
-    loop = _Deepening(spec, clock, model)
+    loop = _Deepening(spec, clock, (model or DEFAULT_MODEL).for_decision(position, cube=False))
     table = spec.checker(0).filter_table
     decision: MoveDecision | None = None
     reached = searched = 0
@@ -345,7 +361,7 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
     """The cube decision of a thinking-time level (as :func:`think_move`), each
     depth gnubg's cube decision at that many plies, up to ``think.cube_plies``."""
     spec = think_level(think)
-    loop = _Deepening(spec, clock, (model or DEFAULT_MODEL).for_cube())
+    loop = _Deepening(spec, clock, (model or DEFAULT_MODEL).for_decision(position, cube=True))
     decision: CubeDecision | None = None
     reached = 0
     for plies in _plies_ladder(spec.cube_plies):

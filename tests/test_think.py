@@ -125,7 +125,8 @@ def test_cube_decisions_learn_their_own_costs(engine, spots):
     model = CostModel()
     r = think_cube(engine, spots[0][0], think=Think(10.0, cube_plies=2), clock=time.process_time, model=model)
     assert r.plies == 2
-    assert model.rate == CostModel().rate and model.for_cube().rate[2] != CostModel().rate[2]
+    assert model.rate == CostModel().rate
+    assert model.for_decision(spots[0][0], cube=True).rate[2] != CostModel().rate[2]
 
 
 def test_a_search_that_overruns_is_cut():
