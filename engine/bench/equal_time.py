@@ -223,7 +223,7 @@ def report(tally: Tally) -> list[str]:
         depths = tally.depths[name]
         hist = ", ".join(f"{d}-ply {depths.count(d)}" for d in sorted(set(depths)))
         used = tally.used[name]
-        less = f"{100 * diff / g_mean:.0f}% less" if g_mean > 0 else "n/a"
+        less = f"{100 * diff / g_mean:.0f}% less" if g_mean > 1e-5 else "gnubg's loss too small for a ratio"
         lines += [f"  {name}: mean loss {1000 * mean:.2f} mEMG (+-{1000 * half:.2f}); "
                   f"{tally.differing[name]} decisions differ from gnubg's",
                   f"    paired gnubg - ours: {1000 * diff:+.2f} mEMG, 95% interval "
