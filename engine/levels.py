@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Union
+from typing import Any, Union
 
 # ---- move filters ---------------------------------------------------------------------
 
@@ -219,3 +219,104 @@ def level(name: str, flavour: str | None = None) -> Level:
         raise ValueError(f"unknown level {name!r}; valid levels: {', '.join(LEVEL_NAMES)}")
     lv = LEVELS[key]
     return lv if flavour is None else lv.with_flavour(flavour)
+
+
+# ---- thinking-time levels (engine/think.py plays them) ---------------------------------------
+
+THINK_MODES = ("time", "nodes")
+"""``time``: a budget in seconds per decision (wall clock unless a clock is
+given); ``nodes``: a budget in search nodes, deterministic (tests, benchmarks)."""
+
+
+@dataclass(frozen=True)
+class Think:
+    """A level given as a thinking budget per decision (engine/think.py).
+
+    The engine plays the deepest gnubg-numbered search (0..``max_plies``, each
+    with ``move_filter``) whose predicted cost fits ``budget``: seconds in
+    ``mode="time"`` (never more than ``budget * (1 + margin)``), search nodes
+    in ``mode="nodes"``. ``cube_plies`` caps the cube decisions' depth.
+    """
+
+    budget: float
+    mode: str = "time"
+    move_filter: MoveFilter = "normal"
+    max_plies: int = 4
+    cube_plies: int = 3
+    margin: float = 0.10
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.mode not in THINK_MODES:
+            raise ValueError(f"unknown think mode {self.mode!r}; valid: {', '.join(THINK_MODES)}")
+        budget = float(self.budget)
+        if not budget > 0 or budget != budget or budget == float("inf"):
+            raise ValueError(f"a think budget is a positive number, got {self.budget!r}")
+        object.__setattr__(self, "budget", budget)
+        if not 0 <= self.max_plies <= 4 or not 0 <= self.cube_plies <= 4:
+            raise ValueError("think plies are 0..4 (gnubg numbering)")
+        if not 0.0 <= self.margin <= 1.0:
+            raise ValueError(f"think margin must be in [0, 1], got {self.margin!r}")
+        EvalSettings(move_filter=self.move_filter)  # validates the filter
+
+    @property
+    def label(self) -> str:
+        unit = "s" if self.mode == "time" else " nodes"
+        return self.name or f"think {self.budget:g}{unit}"
+
+    def checker(self, plies: int) -> EvalSettings:
+        """The chequer-play context searched at ``plies`` (gnubg's World class switches)."""
+        return EvalSettings(plies=plies, move_filter=self.move_filter, prune=plies > 0, cubeful=True)
+
+    def cube(self, plies: int) -> EvalSettings:
+        return EvalSettings(plies=plies, prune=plies > 0, cubeful=True)
+
+
+THINK_LEVELS: dict[str, Think] = {
+    # three times gnubg World class's mean CPU time per decision on the development
+    # machine (53-60 ms, the gnubg package on one thread): the time ratio at which
+    # the equal-time benchmark first shows the deeper search's gain (README
+    # "Think-time levels"); the Normal filter at every depth
+    "fibsbot strong": Think(budget=0.18, move_filter="normal", name="fibsbot strong"),
+}
+"""Named thinking-time levels (README "Think-time levels" says how each was chosen)."""
+
+
+def think_level(spec: Any) -> Think:
+    """A :class:`Think` from a Think, a named think level, a number of seconds or a
+    mapping such as ``{"think": 1.5}`` / ``{"think": 20000, "think_mode": "nodes",
+    "filter": "large"}``. Raises ValueError on anything else.
+
+    >>> think_level({"think": 1.5}).label, think_level("Fibsbot  Strong").budget
+    ('think 1.5s', 0.18)
+    """
+    if isinstance(spec, Think):
+        return spec
+    if isinstance(spec, str):
+        key = " ".join(spec.strip().lower().split())
+        if key in THINK_LEVELS:
+            return THINK_LEVELS[key]
+        raise ValueError(f"unknown think level {spec!r}; valid: {', '.join(THINK_LEVELS)}")
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        return Think(budget=float(spec))
+    if isinstance(spec, dict):
+        known = {"think", "think_mode", "mode", "filter", "move_filter", "max_plies", "cube_plies", "margin", "name"}
+        unknown = set(spec) - known
+        if unknown or "think" not in spec:
+            raise ValueError(f"a think level is {{think: SECONDS}} (optional: think_mode, filter, max_plies, "
+                             f"cube_plies, margin), got {spec!r}")
+        try:
+            return Think(budget=float(spec["think"]), mode=str(spec.get("think_mode", spec.get("mode", "time"))),
+                         move_filter=spec.get("filter", spec.get("move_filter", "normal")),
+                         max_plies=int(spec.get("max_plies", 4)), cube_plies=int(spec.get("cube_plies", 3)),
+                         margin=float(spec.get("margin", 0.10)), name=str(spec.get("name", "")))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"bad think level {spec!r}: {exc}") from None
+    raise ValueError(f"a think level is a name, seconds or {{think: SECONDS}}, not {type(spec).__name__}")
+
+
+def is_think_level(spec: Any) -> bool:
+    """Whether ``spec`` names or gives a thinking-time level (not a gnubg level)."""
+    if isinstance(spec, (Think, dict)):
+        return True
+    return isinstance(spec, str) and " ".join(spec.strip().lower().split()) in THINK_LEVELS

@@ -22,6 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rollout", action="store_true",
                         help="roll the candidates out (gnubg's rollouts; the settings of fibsbot rollout)")
     add_rollout_arguments(parser, for_hint=True)
+    parser.add_argument("--think", type=float, metavar="SECONDS",
+                        help="a thinking-time level: the deepest search that fits SECONDS per decision")
+    parser.add_argument("--think-mode", choices=("time", "nodes"), default="time",
+                        help="--think counts seconds (time) or search nodes (nodes: repeatable)")
+    parser.add_argument("--json", action="store_true",
+                        help="print JSON: the ranked candidates, the chosen play and the depth reached")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
     position, match = parse_gnubg_id(args.id)
     dice = args.dice or (match.dice if match else None)
+    from bot.think_cli import think_hint, wants_think
+
+    if wants_think(args) and not args.rollout and args.rating is None:  # --think, "fibsbot strong", --json
+        try:
+            return think_hint(args, position, match, dice)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
     if args.rollout:
         from bot.rollout_cli import hint_rollout_text
 

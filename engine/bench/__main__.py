@@ -6,6 +6,7 @@
     python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench serve [--positions 200 --scale 1]
+    python -m engine.bench equal-time [--positions N --trials T --matches M --time-ratio R]
     python -m engine.bench --signature
     python -m engine.bench --list            every developer tool with its command
 
@@ -18,7 +19,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.bench import api, decide, eval, movegen, parity, serve
+from engine.bench import api, decide, equal_time, equal_time_match, eval, movegen, parity, serve
+from engine.levels import DEFAULT_TRIALS
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "movegen": movegen.run_movegen,
@@ -28,6 +30,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "parity": parity.run_parity,
     "signature": decide.run_signature,
     "serve": serve.run_serve,
+    "equal-time": lambda args: equal_time.run_equal_time(args, equal_time_match.run_matches),
 }
 
 
@@ -39,6 +42,11 @@ TOOLS: tuple[tuple[str, str], ...] = (
     ("python -m engine.bench decide [--match 7:2-3]", "whole decisions (plays, cube) against the gnubg package"),
     ("python -m engine.bench api [--positions N]", "the Python API's speed on fresh positions against gnubg's"),
     ("python -m engine.bench parity [--levels L] [--scale 0.1]", "decision parity with the gnubg package"),
+    ("python -m engine.bench serve [--positions 300]", "Debian gnubg's external socket against our socket and HTTP"),
+    ("python -m engine.bench equal-time [--positions N --trials T --time-ratio R]",
+     "thinking-time play against gnubg World class at gnubg's own time, judged by rollouts"),
+    ("python -m bot.cli.startup_bench [-n 21]", "cold start of fibsbot --version and hint against gnubg's hint"),
+    ("python -m bot.store.bench import|stats", "database import against parsing, stats over 10,000 matches"),
     ("python -m engine.bench --signature", "the deterministic checksum of every level's decisions"),
     ("python -m engine.bench.rollout_parity [--cases 36 --trials 72]", "rollouts against the gnubg package"),
     ("python -m engine.bench.rollout_speed [--trials 1296]", "rollout speed against the gnubg package"),
@@ -65,6 +73,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="parity, serve: multiplies the default set sizes")
     parser.add_argument("--match", type=decide.match_score, default=None,
                         help="decide: a match score LENGTH:A-B, such as 7:2-3 (default: money play)")
+    parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                        help="equal-time: rollout trials per judged decision")
+    parser.add_argument("--time-ratio", type=float, default=1.0, help="equal-time: our budget over gnubg's time")
+    parser.add_argument("--matches", type=int, default=0, help="equal-time: pairs of 7-point matches against gnubg")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
     parser.add_argument("--list", action="store_true", help="list every developer tool with its command")
     args = parser.parse_args(argv)
