@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any
 
 # ---- move filters ---------------------------------------------------------------------
 
@@ -83,7 +83,7 @@ deterministic noise, 0-1 ply cube efficiencies of its own. The default (no
 flavour) pairs the weights we ship (gnubg >= 1.08's) with gnubg 1.1's cube
 efficiencies, and keeps the x86 noise bias that rated gnubg bots show."""
 
-MoveFilter = Union[str, FilterTable, None]
+MoveFilter = str | FilterTable | None
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,7 @@ from engine.match import MatchState
 from engine.position import Position
 from engine.records import MatchRecord, Roll, sgf
 from engine.sampling import random_game_positions
-from engine.think import (CostModel, Thinker, _within, search_nodes, search_plan, subtree_nodes, think_cube,
-                          think_move)
+from engine.think import CostModel, Thinker, _within, search_nodes, search_plan, subtree_nodes, think_cube, think_move
 
 BUDGETS = (20, 300, 3000, 30000)
 
@@ -58,14 +57,14 @@ def test_depth_grows_with_the_node_budget(ladders):
 
 
 def test_node_budget_is_respected(ladders):
-    for results, budget in zip(zip(*ladders), BUDGETS):
+    for results, budget in zip(zip(*ladders, strict=True), BUDGETS, strict=True):
         for r in results:
             # the first depth always runs; every deeper one was predicted to fit, exactly
             assert r.nodes <= budget or len([s for s in r.steps if s.nodes]) == 1, r.as_json()
 
 
 def test_decision_equals_the_fixed_depth_decision(engine, spots, ladders):
-    for (p, d), results in zip(spots, ladders):
+    for (p, d), results in zip(spots, ladders, strict=True):
         for r in results:
             fixed = engine.best_move(p, d, match=None, level=Think(1, mode="nodes").checker(r.plies))
             assert r.decision.move == fixed.move
@@ -115,7 +114,7 @@ def test_cube_depth_grows_and_equals_fixed_depth(engine, spots):
 
 def test_time_mode_with_a_given_clock_learns_rates(engine, spots, ladders):
     model = CostModel()
-    p, d = next(spot for spot, results in zip(spots, ladders) if results[-1].searched >= 2)
+    p, d = next(spot for spot, results in zip(spots, ladders, strict=True) if results[-1].searched >= 2)
     r = think_move(engine, p, d, think=Think(10.0), clock=time.process_time, model=model)
     assert r.mode == "time" and r.searched >= 2 and not r.cut
     assert model.rate[2] != CostModel().rate[2]  # learned from the 2-ply search

@@ -28,12 +28,11 @@ thousandths ("mEMG"). The rollouts' own noise is inside the intervals.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 import time
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from engine.bench.gnubg_player import HELD_OUT_SEED, Gnubg, gnubg_doubles, gnubg_takes, interval
@@ -111,14 +110,17 @@ def judge_plays(engine: Engine, spot: Spot, plays: dict[str, Position], trials: 
 
     distinct = list(dict.fromkeys(plays.values()))
     if len(distinct) == 1:
-        return {who: 0.0 for who in plays}
+        return dict.fromkeys(plays, 0.0)
     assert spot.dice is not None
-    moves = [spot.position.legal_play_to(*spot.dice, p) for p in distinct]
-    if any(m is None for m in moves):
-        raise RuntimeError(f"a judged play is not legal in {spot.position.position_id()} {spot.dice}")
+    moves = []
+    for after in distinct:
+        move = spot.position.legal_play_to(*spot.dice, after)
+        if move is None:
+            raise RuntimeError(f"a judged play is not legal in {spot.position.position_id()} {spot.dice}")
+        moves.append(move)
     result = engine.rollout(spot.position, MatchState(length=0, jacoby=True), candidates=moves, trials=trials,
                             seed=seed, level="expert", threads=threads)
-    equity = {p: _cubeful(c) for p, c in zip(distinct, result.candidates)}
+    equity = {p: _cubeful(c) for p, c in zip(distinct, result.candidates, strict=True)}
     best = max(equity.values())
     return {who: best - equity[p] for who, p in plays.items()}
 
@@ -130,7 +132,7 @@ def judge_cube(engine: Engine, spot: Spot, doubles: dict[str, tuple[bool, bool]]
     from engine.match import MatchState
 
     if len(set(doubles.values())) == 1:
-        return {who: 0.0 for who in doubles}
+        return dict.fromkeys(doubles, 0.0)
     result = engine.rollout(spot.position, MatchState(length=0, jacoby=True), candidates="cube", trials=trials,
                             seed=seed, level="expert", threads=threads)
     nd, dt, dp = (_cubeful(c) for c in result.candidates[:3])  # no double, double/take, double/pass
@@ -170,7 +172,7 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
 
     tally = Tally(ours={k: [] for k in variants}, depths={k: [] for k in variants},
                   used={k: [] for k in variants}, over={k: [] for k in variants},
-                  differing={k: 0 for k in variants})
+                  differing=dict.fromkeys(variants, 0))
     models = {k: CostModel() for k in variants}
     mid = gnubg.money.match_id()
     for i, spot in enumerate(spots):
@@ -219,7 +221,7 @@ def report(tally: Tally) -> list[str]:
              f"CPU per decision (mean), mean loss {1000 * g_mean:.2f} mEMG (+-{1000 * g_half:.2f})"]
     for name, losses in tally.ours.items():
         mean, half = interval(losses)
-        diff, dhalf = interval([g - o for g, o in zip(tally.gnubg, losses)])
+        diff, dhalf = interval([g - o for g, o in zip(tally.gnubg, losses, strict=True)])
         depths = tally.depths[name]
         hist = ", ".join(f"{d}-ply {depths.count(d)}" for d in sorted(set(depths)))
         used = tally.used[name]

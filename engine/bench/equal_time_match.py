@@ -11,10 +11,10 @@ each of our actions, an engine note naming the depth reached.
 from __future__ import annotations
 
 import random
-import time
 import statistics
+import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.analysis import cube_available, match_state
 from engine.bench.gnubg_player import HELD_OUT_SEED, Gnubg, gnubg_doubles, gnubg_takes, interval
