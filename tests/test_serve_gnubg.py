@@ -123,8 +123,9 @@ def _near_tie(engine: Engine, line: str, ours: str, theirs: str, lv: str) -> str
             mover, opp = moved
         d = engine.best_move(s.position, s.dice, s.match, settings.level, max_candidates=1000)
         best = d.candidates[0].equity
-        gap = min((best - c.equity for c in d.candidates if tuple(c.position.board[1]) == tuple(mover)),
-                  default=1.0)
+        after = (tuple(mover), tuple(opp))  # both rows: a play that hits more is another play
+        gap = min((best - c.equity for c in d.candidates
+                   if (tuple(c.position.board[1]), tuple(c.position.board[0])) == after), default=1.0)
         return "tie" if gap <= 1e-6 else "near" if gap < 0.01 else ""
     if request.session.resignation:
         return ""
