@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import pathlib
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 
@@ -30,11 +31,12 @@ from bot.serve import decide, protocol
 from bot.serve.emulation import DEBIAN_WEIGHTS, gnubg107_data_dir
 from bot.serve.external import ExternalServer
 from bot.serve.pool import Pool
-from engine import Engine
+from engine import Engine, Position
 from engine.bench.serve_lines import GNUBG, GnubgExternal
 from engine.levels import level
 
 DATA = pathlib.Path(__file__).parent / "data" / "serve_external_lines.txt"
+POSITIONS = DATA.parent / "serve_gnubg_positions.txt"
 pytestmark = pytest.mark.skipif(not pathlib.Path(GNUBG).exists() or not DEBIAN_WEIGHTS.exists(),
                                 reason="Debian's gnubg is not installed (apt-get install gnubg)")
 
@@ -196,3 +198,23 @@ def test_requests_answered_as_gnubg_at_world_class(engine: Engine) -> None:
             kinds["take" if t[37] or not (t[35] or t[36]) else "move" if any(t[30:34]) else "cube"] += 1
     assert all(n >= 3 for n in kinds.values()), kinds
     assert list(compare(engine, "world class", lines)) == []
+
+
+def gnubg_static(ids: list[str]) -> list[list[float]]:
+    """gnubg's 0-ply probabilities (``eval``'s static line) of each position ID."""
+    commands = ["set output digits 6", "new game"] + [c for i in ids for c in (f"set board {i}", "eval")]
+    out = subprocess.run([GNUBG, "-t", "-q"], input="\n".join(commands) + "\n", capture_output=True,
+                         text=True, timeout=300, check=True).stdout
+    return [[float(v) for v in line.split()[1:6]] for line in out.splitlines() if line.startswith("static:")]
+
+
+def test_evaluations_as_gnubg_at_0_ply(engine: Engine) -> None:
+    """0-ply evaluations equal gnubg 1.07's to 2e-4 (95% of them) and 2e-3 (all), among them
+    positions where 1.07's hitting input differs from 1.08's."""
+    ids = [i for i in POSITIONS.read_text().splitlines() if i and not i.startswith("#")]
+    theirs = gnubg_static(ids)
+    assert len(theirs) == len(ids) >= 200
+    gaps = sorted((max(abs(a - b) for a, b in zip(engine.evaluate(Position.from_position_id(i)), g,
+                                                    strict=True)), i) for i, g in zip(ids, theirs, strict=True))
+    assert gaps[-1][0] <= 2e-3, gaps[-5:]
+    assert sum(gap > 2e-4 for gap, _ in gaps) <= 0.05 * len(gaps), gaps[-20:]
