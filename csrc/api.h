@@ -219,7 +219,10 @@ typedef struct {
     int deterministic;      /* noise from an MD5 of the position, else ISAAC(seed) */
     int centred;            /* deterministic noise unbiased (1) or as gnubg on x86 (0) */
     unsigned int seed;      /* random noise seed (forces one thread) */
-    int efficiency_set;     /* cube efficiencies: 0 = gnubg 1.07, 1 = gnubg 1.1 */
+    int efficiency_set;     /* cube efficiencies: 0 = gnubg 1.07, 1 = gnubg 1.1; 0 also
+                             * ranks the root's plays as gnubg 1.07: generated with the
+                             * dice in the order given, equal scores in that order (no
+                             * preference for more chequers off or a lower rearmost one) */
     int threads;            /* search threads; 0 = every core this process may use */
     bg_move_filter filter[4][4]; /* filter[n-1][k] for an n-ply search (n > 4: row 4) */
 } bg_search_settings;

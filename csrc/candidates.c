@@ -38,7 +38,7 @@ static int cmp_score_q(const void *x, const void *y) { return cmp_score(x, y); }
 /* gnubg's general comparison: deeper (less noisy, unpruned) evaluations first,
  * then bearing off the last chequer, score, secondary score, more borne off,
  * lower rearmost chequer. */
-static int cmp_general(const void *x, const void *y)
+static int cmp_general_new(const void *x, const void *y)
 {
     const cand *a = x, *b = y;
     if (a->depth != b->depth)
@@ -57,12 +57,23 @@ static int cmp_general(const void *x, const void *y)
     return a->idx - b->idx;
 }
 
+/* gnubg 1.07's comparison: depth, then score and secondary score; equal
+ * scores keep the order of generation (no bear-off preferences). */
+static int cmp_general_107(const void *x, const void *y)
+{
+    const cand *a = x, *b = y;
+    if (a->depth != b->depth)
+        return a->depth > b->depth ? -1 : 1;
+    return cmp_score(a, b);
+}
+
 /* Puts the first k candidates of the cmp_general order in place (a strict
  * total order, so the prefix is unique): a few by selection, else all by
  * sorting (insertion for short lists, cheaper there than the library's
  * merge sort). */
-static void rank_first(cand *cs, int n, int k)
+static void rank_first(cand *cs, int n, int k, int legacy)
 {
+    int (*cmp_general)(const void *, const void *) = legacy ? cmp_general_107 : cmp_general_new;
     if (k < 8 && k < n) {
         for (int i = 0; i < k; i++) {
             int best = i;
@@ -176,7 +187,8 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
     search_scratch *sc = search_thread_scratch();
     if (!sc)
         return BG_SEARCH_ERR_MEMORY;
-    int n = movegen_generate((const unsigned int(*)[25])b, die1, die2, sc->moves, sc->results,
+    int legacy = s && s->efficiency_set == 0;
+    int n = movegen_generate_in((const unsigned int(*)[25])b, die1, die2, legacy, sc->moves, sc->results,
                              BG_MAX_MOVES);
     if (n <= 0)
         return 0;
@@ -251,7 +263,7 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
             goto done;
     }
     rc = n < max ? n : max;
-    rank_first(cs, n, rc);
+    rank_first(cs, n, rc, legacy);
     for (int i = 0; i < rc; i++) {
         const cand *c = &cs[i];
         if (moves)

@@ -12,6 +12,7 @@
 void bg_escape_tables_init(bg_escape_tables *t, int wide)
 {
     t->wide = wide && bg_hitting_wide_supported();
+    t->home_occupied = 0;
     for (int m = 0; m < 4096; m++) {
         int n = 0, n1 = 0;
         int low = -1;

@@ -609,6 +609,7 @@ bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const c
     }
     e->forward = bg_forward_select();
     bg_escape_tables_init(&e->esc, bg_forward_isa(e->forward) == BG_ISA_AVX512);
+    e->esc.home_occupied = e->nets.digest == BG_WEIGHTS_DIGEST_1_00;
     return e;
 fail:
     bg_engine_free(e);

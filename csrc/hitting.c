@@ -421,7 +421,7 @@ void bg_hitting(const bg_escape_tables *tab, const unsigned int *b, const unsign
                 const side_bits *sb, const side_bits *so, float out[3])
 {
     unsigned int hit[40];
-    int nboard = POP6[sb->made & 0x3fu];
+    int nboard = POP6[(tab->home_occupied ? sb->occ : sb->made) & 0x3fu];
     /* Our coordinates: T = opponent blots we may target (point p = 23 - i),
      * H = our chequers that may hit, B = points the opponent has made.
      * Hitter j hits target p = j - d; an intermediate k of a way lands on

@@ -62,6 +62,10 @@ typedef struct {
     unsigned char esc1[4096];
     unsigned short enter_loss[3][64];
     int wide; /* the hitting heuristic in AVX-512 vectors (contact.c) */
+    /* the hitting heuristic skips blots on the hitter's two lowest points
+     * unless it holds more than two home points: counted as occupied points
+     * (gnubg 1.07, whose nets were trained so) or as made points (1.08 on) */
+    int home_occupied;
 } bg_escape_tables;
 
 /* What the contact inputs learn of a side on the way, for the sanity check:

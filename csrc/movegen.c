@@ -226,6 +226,12 @@ static void search(gen_state *st, bg_board b, uint64_t h, const int *dice, int n
 int movegen_generate(const bg_board b, int die1, int die2,
                      bg_move *moves, bg_board *results, int max)
 {
+    return movegen_generate_in(b, die1, die2, 0, moves, results, max);
+}
+
+int movegen_generate_in(const bg_board b, int die1, int die2, int as_given,
+                        bg_move *moves, bg_board *results, int max)
+{
     gen_state st; /* on the stack (~33 KB, little of it touched) */
     st.moves = moves;
     st.results = results;
@@ -244,7 +250,8 @@ int movegen_generate(const bg_board b, int die1, int die2,
         int dice[4] = {die1, die1, die1, die1};
         search(&st, start, h, dice, 4, 0, 24, &m);
     } else {
-        int order1[2] = {die1 > die2 ? die1 : die2, die1 > die2 ? die2 : die1};
+        int hi_first = as_given ? 1 : die1 > die2;
+        int order1[2] = {hi_first ? die1 : die2, hi_first ? die2 : die1};
         int order2[2] = {order1[1], order1[0]};
         search(&st, start, h, order1, 2, 0, 24, &m);
         search(&st, start, h, order2, 2, 0, 24, &m);

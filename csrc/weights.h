@@ -12,5 +12,7 @@ void bg_netset_free(bg_netset *set);
 
 /* Digest of gnubg 1.01 weights (both formats give the same value). */
 #define BG_WEIGHTS_DIGEST_1_01 0x7fb255610d239027ULL
+/* gnubg 1.07's weights (gnubg.wd of format 1.00, as Debian ships it) */
+#define BG_WEIGHTS_DIGEST_1_00 0xb68cbc56aae4d9ffULL
 
 #endif

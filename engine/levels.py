@@ -78,7 +78,9 @@ contact/crashed 0.76, race 0.6 + 0.0025 pips in [0.6, 0.8] for 0-1 ply ones
 FLAVOURS = ("gnubg-1.07", "gnubg-1.1")
 """Which gnubg to emulate where versions differ. "gnubg-1.07" (the x86 builds
 long seen on FIBS): deterministic noise with gnubg's signed-char bias, one
-cube-efficiency set. "gnubg-1.1" (the `gnubg` PyPI package): centred
+cube-efficiency set, and its ranking of plays that score the same: the first
+generated wins, the dice taken in the order given (1.08 on prefers bearing off
+more chequers, then a lower rearmost chequer). "gnubg-1.1" (the `gnubg` PyPI package): centred
 deterministic noise, 0-1 ply cube efficiencies of its own. The default (no
 flavour) pairs the weights we ship (gnubg >= 1.08's) with gnubg 1.1's cube
 efficiencies, and keeps the x86 noise bias that rated gnubg bots show."""

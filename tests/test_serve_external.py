@@ -406,3 +406,27 @@ async def test_a_request_over_its_time_limit_is_answered_with_an_error() -> None
     release.set()
     assert await ask(r, w, OPENING_31.encode() + b"\n") == ["8/5* 6/5 "]
     srv.close()
+
+
+def test_each_play_is_written_as_steps_that_reach_its_board() -> None:
+    """The text of every legal play replays, hits included, to that play's board: a
+    play that passes a blot differs from one that hits it on the way."""
+    line = ("board:You:Opp:9999:0:0:-1:0:1:-1:2:1:3:2:2:0:0:0:-5:0:0:0:0:-2:0:-4:-2:0:1:2:1:0:-1:3:2:"
+            "0:0:1:1:1:0:-1:1:25:0:0:0:0:0:1:0:0:0")
+    request = protocol.parse(line)
+    assert isinstance(request, protocol.BoardRequest)
+    s = decide.situation(request.board, request.session, decide.ServerSettings(level=level("expert")))
+    assert s.dice is not None
+    plays = s.position.legal_plays(*s.dice)
+    rows = {(tuple(after.board[0]), tuple(after.board[1])) for _, after in plays}
+    assert len({mover for _, mover in rows}) < len(rows)  # two plays end with the same own chequers
+    for move, after in plays:
+        text = decide.format_move(s.position, move, s.dice)
+        mover, opp = list(s.position.board[1]), list(s.position.board[0])
+        for pair in text.split():
+            src, dst = (int(v) for v in pair.rstrip("*").split("/"))
+            stepped = decide._step(mover, opp, src, src - dst if dst else min(
+                d for d in s.dice if src - d <= 0))
+            assert stepped is not None, text
+            mover, opp = stepped
+        assert [list(opp), list(mover)] == [list(after.board[0]), list(after.board[1])], text

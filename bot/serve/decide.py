@@ -166,11 +166,11 @@ def _step(mover: list[int], opp: list[int], src: int, die: int) -> tuple[list[in
 
 
 def gnubg_pairs(position: Position, dice: tuple[int, int], steps: int,
-                target: tuple[int, ...]) -> list[tuple[int, int]]:
+                target: tuple[tuple[int, ...], tuple[int, ...]]) -> list[tuple[int, int]]:
     """The first step sequence, in gnubg's generation order, that plays ``position`` to
-    the mover's row ``target``, as (from, to) pairs: the dice as the board gives them,
-    then reversed; for each die the sources from the bar down (doubles never go back up).
-    Empty if none does."""
+    ``target`` (the opponent's row and the mover's: hits count), as (from, to) pairs:
+    the dice as the board gives them, then reversed; for each die the sources from the
+    bar down (doubles never go back up). Empty if none does."""
     opp0, mover0 = list(position.board[0]), list(position.board[1])
     double = dice[0] == dice[1]
     orders = [(dice[0],) * 4] if double else [dice, dice[::-1]]
@@ -182,13 +182,13 @@ def gnubg_pairs(position: Position, dice: tuple[int, int], steps: int,
 
 
 def _pairs_in_order(mover0: list[int], opp0: list[int], order: tuple[int, ...], steps: int,
-                    target: tuple[int, ...], double: bool) -> list[tuple[int, int]] | None:
+                    target: tuple[tuple[int, ...], tuple[int, ...]], double: bool) -> list[tuple[int, int]] | None:
     """gnubg_pairs for one order of the dice: the first step sequence, or None."""
     found: list[tuple[int, int]] = []
 
     def search(mover: list[int], opp: list[int], depth: int, top: int) -> bool:
         if depth == steps:
-            return tuple(mover) == target
+            return (tuple(opp), tuple(mover)) == target
         die = order[depth]
         for src in range(top, 0, -1):
             nxt = _step(mover, opp, src, die)
@@ -207,7 +207,8 @@ def format_move(position: Position, move: Any, dice: tuple[int, int] | None = No
     them), the pairs come in the order gnubg's move generator finds them."""
     pairs = [(s.src, s.dst) for s in move.steps]
     if dice is not None and pairs:
-        target = tuple(position.play(move).board[1])
+        after = position.play(move).board
+        target = (tuple(after[0]), tuple(after[1]))
         pairs = gnubg_pairs(position, dice, len(pairs), target) or pairs
     opponent = list(position.board[0])
     texts = []

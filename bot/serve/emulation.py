@@ -4,9 +4,13 @@ gnubg 1.07 ships older contact nets in a weights file of format version 1.00;
 the layout is the same as 1.01's (the version the engine accepts), so the
 folder holds that file with its version word set to 1.01, next to the engine's
 own bearoff databases and match equity table. The engine then loads it with
-``verify=False`` (its digest check knows only the 1.01 weights). Together with
-the ``gnubg-1.07`` flavour (cube efficiencies) this reproduces Debian gnubg's
-evaluations to about 1e-5 (not bit for bit: some of 1.07's arithmetic differs).
+``verify=False`` (its digest check knows only the 1.01 weights) and, knowing
+these weights by their digest, computes 1.07's hitting inputs for them.
+Together with the ``gnubg-1.07`` flavour (cube efficiencies, the ranking of
+equal plays) this reproduces Debian gnubg's evaluations to about 1e-5 (not bit
+for bit: some of 1.07's arithmetic differs). The folder holds the engine's
+two-sided bear-off database: Debian's gnubg ships none but builds the same in
+memory.
 """
 
 from __future__ import annotations
