@@ -51,10 +51,12 @@ def close_transcript(logger: logging.Logger) -> None:
 
 
 def engine_decider(cfg: BotConfig) -> Decider:
-    """The engine, loaded once (its decisions are thread-safe and take the level per call)."""
+    """The engine, loaded once (its decisions are thread-safe and take the level per call);
+    thinking-time levels are played by iterative deepening, each decision's depth noted."""
+    from bot.player.thinking import ThinkingDecider
     from engine.evaluator import Engine
 
-    return Engine(cfg.engine.data_dir)
+    return ThinkingDecider(Engine(cfg.engine.data_dir))
 
 
 async def start_status(cfg: BotConfig, session: Session, player: Player, meter: status.Meter,
@@ -232,6 +234,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     path, cfg = load_config(args.config)
     if args.status_port is not None:
         cfg = cfg.model_copy(update={"status": cfg.status.model_copy(update={"port": args.status_port})})
+    if getattr(args, "think", None) is not None:
+        args.level = {"think": args.think, "think_mode": args.think_mode}
     if args.level or args.opponent_level:
         data = cfg.model_dump()
         data["engine"]["level"] = args.level or data["engine"]["level"]
