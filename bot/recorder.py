@@ -330,7 +330,7 @@ class Recorder:
         pending = state.get("pending")
         if pending:
             dice, move, result = pending[:3]
-            self._notes.update({"move": EngineNote.parse(str(p)) for p in pending[3:4]})
+            self._notes["move"] = EngineNote.parse(str(pending[3])) if len(pending) > 3 else None
             self._pending = ((int(dice[0]), int(dice[1])), decode_move(move), Position.from_position_id(result))
         self.broken = bool(state.get("broken", False))
         self._expect_game = bool(state.get("expect_game", True))

@@ -224,6 +224,18 @@ def load_config(path: Path | None) -> tuple[Path, BotConfig]:
     return where, bot_config.load(where)
 
 
+def _level_arg(text: object) -> object:
+    """A level option: a name, or a YAML mapping as bot.yaml writes it (``{think: 0.5}``)."""
+    if isinstance(text, str) and text.lstrip().startswith("{"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise ConfigError(f"not a level: {text!r} (a name, {{think: S}} or {{fibs_rating: R}})") from None
+    return text
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from bot.store.live import live_store  # the database layer: loaded by the commands that use it
 
@@ -238,8 +250,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.level = {"think": args.think, "think_mode": args.think_mode}
     if args.level or args.opponent_level:
         data = cfg.model_dump()
-        data["engine"]["level"] = args.level or data["engine"]["level"]
-        data["local"]["opponent_level"] = args.opponent_level or data["local"]["opponent_level"]
+        data["engine"]["level"] = _level_arg(args.level) or data["engine"]["level"]
+        data["local"]["opponent_level"] = _level_arg(args.opponent_level) or data["local"]["opponent_level"]
         cfg = BotConfig.model_validate(data)  # checks the level names
     if not args.local:
         if not cfg.account.user:
