@@ -109,6 +109,10 @@ class EngineSettings(StrictSection):
     def _ordered(self) -> EngineSettings:
         if self.think_time_s[0] > self.think_time_s[1]:
             raise ValueError("think_time_s is [min, max] with min <= max")
+        budget = self.playing_level()
+        timed = isinstance(budget, Think) and budget.mode == "time"
+        if isinstance(budget, Think) and timed and budget.budget * (1 + budget.margin) >= self.deadline_s:
+            raise ValueError(f"a thinking budget of {budget.budget:g}s does not fit deadline_s ({self.deadline_s:g})")
         return self
 
     @property

@@ -50,6 +50,8 @@ def test_bot_yaml_takes_think_levels_and_keeps_the_old_shapes(tmp_path: pathlib.
     path.write_text("engine:\n  level: {think: 1.5}\n")
     from bot.config import load
     assert load(path).engine.level_name == "think 1.5s"
+    with pytest.raises(ConfigError, match="does not fit deadline_s"):
+        config(tmp_path, engine={"level": {"think": 60}, "deadline_s": 30})
     # the old shapes still load
     assert config(tmp_path, engine={"level": {"fibs_rating": 1650}}).engine.level_name == "fibs-1650"
     assert config(tmp_path, engine={"level": "world class"}).engine.playing_level() == "world class"
