@@ -30,13 +30,13 @@ from bot.yamlconfig import (
     LevelChoice,
     StrictSection,
     choice_name,
-    choose_level,
     deprecated_key,
     describe_choice,
     load_yaml,
+    playing_level,
     shipped_config,
 )
-from engine.levels import Level
+from engine.levels import Level, Think
 
 DEFAULT_PATH = shipped_config("bot.yaml")
 """The shipped, commented defaults (what ``fibsbot init`` copies out)."""
@@ -94,7 +94,7 @@ class Account(StrictSection):
 
 
 class EngineSettings(StrictSection):
-    level: LevelChoice = "expert"  # a level's name, or {fibs_rating: 1650}
+    level: LevelChoice = "expert"  # a level's name, {fibs_rating: 1650}, {think: 1.5} or "fibsbot strong"
     data_dir: Path | None = None
     deadline_s: Annotated[float, Field(gt=0)] = 60.0
     think_time_s: tuple[Seconds, Seconds] = (0.0, 0.0)
@@ -109,21 +109,26 @@ class EngineSettings(StrictSection):
     def _ordered(self) -> EngineSettings:
         if self.think_time_s[0] > self.think_time_s[1]:
             raise ValueError("think_time_s is [min, max] with min <= max")
+        budget = self.playing_level()
+        timed = isinstance(budget, Think) and budget.mode == "time"
+        if isinstance(budget, Think) and timed and budget.budget * (1 + budget.margin) >= self.deadline_s:
+            raise ValueError(f"a thinking budget of {budget.budget:g}s does not fit deadline_s ({self.deadline_s:g})")
         return self
 
     @property
     def strength(self) -> FibsRating | None:
         """The FIBS rating played at, if the level is chosen by rating."""
-        return None if isinstance(self.level, str) else self.level
+        return self.level if isinstance(self.level, FibsRating) else None
 
     @property
     def level_name(self) -> str:
         """The level's name, or ``fibs-RATING`` when playing by strength."""
         return choice_name(self.level)
 
-    def playing_level(self) -> str | Level:
-        """What the engine plays: the level, or the setting chosen for the FIBS rating."""
-        return self.level if isinstance(self.level, str) else choose_level(self.level)
+    def playing_level(self) -> str | Level | Think:
+        """What the engine plays: the level, the setting chosen for the FIBS rating, or a
+        thinking budget (:class:`engine.levels.Think`)."""
+        return playing_level(self.level)
 
     def describe_level(self) -> str:
         """The level in words (``tell level``, the startup log)."""
@@ -190,7 +195,7 @@ class Local(StrictSection):
     port: Annotated[int, Field(ge=0, le=65535)] = 0
     length: Annotated[int, Field(ge=1)] = 3
     opponent: FibsName = "sparring"
-    opponent_level: LevelChoice = "beginner"  # as engine.level: a name or {fibs_rating: R}
+    opponent_level: LevelChoice = "beginner"  # as engine.level: a name, {fibs_rating: R} or {think: S}
     timeout_s: Annotated[float, Field(gt=0)] = 1800.0
 
 

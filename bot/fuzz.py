@@ -39,7 +39,7 @@ from bot.journal import replay
 from bot.player import Player
 from bot.session import LoginFailed, Reader, Session, Writer
 from engine.errors import BoardParseError, IllegalMoveError
-from engine.levels import Level
+from engine.levels import Level, Think
 from engine.match import MatchState
 from engine.position import Move, Position, Step
 from engine.records import load_sgf
@@ -168,21 +168,21 @@ class FuzzDecider:
         self.rng = rng
 
     def best_move(self, position: Position, dice: tuple[int, int], match: MatchState | None = None,
-                  level: str | Level = "expert") -> _Choice:
+                  level: str | Level | Think = "expert") -> _Choice:
         if self.rng.random() < 0.05:  # any forward step, legal or not
             src = self.rng.randrange(1, 26)
             return _Choice(Move([Step(src, max(0, src - self.rng.randrange(1, 7)))]))
         return _Choice(self.rng.choice(position.legal_moves(*dice)))
 
     def cube_decision(self, position: Position, match: MatchState | None = None,
-                      level: str | Level = "expert") -> _Cube:
+                      level: str | Level | Think = "expert") -> _Cube:
         return _Cube(self.rng.random() < 0.1, self.rng.random() < 0.8)
 
-    def resign_offer(self, position: Position, match: MatchState | None = None, level: str | Level = "expert",
+    def resign_offer(self, position: Position, match: MatchState | None = None, level: str | Level | Think = "expert",
                      declined: int = 0) -> int:
         return 0
 
-    def accept_resignation(self, position: Position, match: MatchState | None, level: str | Level,
+    def accept_resignation(self, position: Position, match: MatchState | None, level: str | Level | Think,
                            value: int) -> bool:
         return self.rng.random() < 0.5
 

@@ -32,6 +32,7 @@ from engine.records import (
     Beaver,
     Double,
     Drop,
+    EngineNote,
     MatchRecord,
     RejectResign,
     Resign,
@@ -62,6 +63,8 @@ def encode_action(action: Action) -> dict[str, Any]:
     data: dict[str, Any] = {"kind": type(action).__name__, "player": action.player}
     if action.comment:
         data["comment"] = action.comment
+    if action.note is not None:
+        data["note"] = str(action.note)
     if isinstance(action, Roll):
         data["dice"] = list(action.dice)
         data["move"] = encode_move(action.move)
@@ -72,11 +75,13 @@ def encode_action(action: Action) -> dict[str, Any]:
 
 def decode_action(data: dict[str, Any]) -> Action:
     kind, player, comment = data["kind"], int(data["player"]), str(data.get("comment", ""))
+    note = EngineNote.parse(str(data["note"])) if data.get("note") else None
     if kind == "Roll":
-        return Roll(player, (int(data["dice"][0]), int(data["dice"][1])), decode_move(data["move"]), comment=comment)
+        return Roll(player, (int(data["dice"][0]), int(data["dice"][1])), decode_move(data["move"]), comment=comment,
+                    note=note)
     if kind == "Resign":
-        return Resign(player, int(data["value"]), comment=comment)
-    return _SIMPLE[kind](player, comment=comment)
+        return Resign(player, int(data["value"]), comment=comment, note=note)
+    return _SIMPLE[kind](player, comment=comment, note=note)
 
 
 class Journal:

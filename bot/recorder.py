@@ -33,6 +33,7 @@ from engine.records import (
     Action,
     Double,
     Drop,
+    EngineNote,
     GameState,
     MatchRecord,
     RejectResign,
@@ -86,6 +87,7 @@ class Recorder:
         self._board: FibsBoard | None = None
         self._dice: dict[int, tuple[int, int]] = {}
         self._pending: tuple[tuple[int, int], Move, Position] | None = None
+        self._notes: dict[str, EngineNote | None] = {}  # the engine's notes: our pending move, cube action
         self._expect_game = True  # a board may start a game (not after a game ended, until the next starts)
         self._expect_opening = False  # after a game ended: a board of the opening position starts the next
         self._opened = False  # a board began the running game and nothing is recorded in it yet
@@ -175,10 +177,14 @@ class Recorder:
         if self._pending and (not board.player_on_turn or board.turn == 0):
             self._commit_pending(board.position)
 
-    def sent_move(self, dice: tuple[int, int], move: Move, result: Position) -> None:
+    def sent_move(self, dice: tuple[int, int], move: Move, result: Position, note: EngineNote | None = None) -> None:
         """Our move is being sent (call this first: it is journaled); it is recorded once
-        the server shows it was played."""
+        the server shows it was played, with the engine's ``note`` in its comment."""
+        self._notes["move"] = note
         self._guarded(lambda: setattr(self, "_pending", (dice, move, result)))
+
+    def cube_note(self, note: EngineNote) -> None:  # of the double, take or pass we are sending
+        self._notes["cube"] = note
 
     def move_refused(self) -> None:
         self._guarded(lambda: setattr(self, "_pending", None))
@@ -313,7 +319,8 @@ class Recorder:
         pending = None
         if self._pending is not None:
             dice, move, result = self._pending
-            pending = [list(dice), encode_move(move), result.position_id()]
+            note = [str(self._notes["move"])] if self._notes.get("move") else []
+            pending = [list(dice), encode_move(move), result.position_id(), *note]
         return {"dice": {str(p): list(d) for p, d in sorted(self._dice.items())}, "pending": pending,
                 "broken": self.broken, "expect_game": self._expect_game, "expect_opening": self._expect_opening,
                 "opened": self._opened, "abandoned": self._abandoned}
@@ -322,7 +329,8 @@ class Recorder:
         self._dice = {int(p): (int(d[0]), int(d[1])) for p, d in state.get("dice", {}).items()}
         pending = state.get("pending")
         if pending:
-            dice, move, result = pending
+            dice, move, result = pending[:3]
+            self._notes["move"] = EngineNote.parse(str(pending[3])) if len(pending) > 3 else None
             self._pending = ((int(dice[0]), int(dice[1])), decode_move(move), Position.from_position_id(result))
         self.broken = bool(state.get("broken", False))
         self._expect_game = bool(state.get("expect_game", True))
@@ -396,6 +404,8 @@ class Recorder:
         if self.broken or self.game is None:
             return
         self._opened = False
+        if isinstance(action, Double | Take | Drop) and action.player == US and self._notes.get("cube"):
+            action = replace(action, note=self._notes.pop("cube"))
         try:
             self.record.games[-1].append(action)
         except IllegalMoveError as exc:
@@ -419,7 +429,7 @@ class Recorder:
             self.broken = True
             return
         self._dice.pop(US, None)
-        self._add(Roll(US, dice, move))
+        self._add(Roll(US, dice, move, note=self._notes.pop("move", None)))
 
     def _double_first(self, answering: int) -> None:
         """A take or drop whose double was lost in a reconnect: add the double."""

@@ -39,7 +39,16 @@ from engine.rollout import (
 SAVE_FORMAT = "fibsbot-rollout/1"
 
 
+THINK_REFUSED = ("a rollout plays its trials' decisions inside the C engine at fixed depths, so a thinking-time "
+                 "level (\"fibsbot strong\", {think: S}) cannot be its players' level: give a gnubg level")
+
+
 def settings_of(args: argparse.Namespace) -> RolloutSettings:
+    from engine.levels import is_think_level
+
+    for given in (args.level, args.cube_level):
+        if isinstance(given, str) and (is_think_level(given) or given.lstrip().startswith("{")):
+            raise ValueError(THINK_REFUSED)
     trials = DEFAULT_TRIALS if args.trials is None else args.trials
     return RolloutSettings(trials=trials, level=args.level, cube_level=args.cube_level,
                            truncate=args.truncate, seed=args.seed, quasi_random=not args.no_quasi_random,

@@ -51,10 +51,12 @@ def close_transcript(logger: logging.Logger) -> None:
 
 
 def engine_decider(cfg: BotConfig) -> Decider:
-    """The engine, loaded once (its decisions are thread-safe and take the level per call)."""
+    """The engine, loaded once (its decisions are thread-safe and take the level per call);
+    thinking-time levels are played by iterative deepening, each decision's depth noted."""
+    from bot.player.thinking import ThinkingDecider
     from engine.evaluator import Engine
 
-    return Engine(cfg.engine.data_dir)
+    return ThinkingDecider(Engine(cfg.engine.data_dir))
 
 
 async def start_status(cfg: BotConfig, session: Session, player: Player, meter: status.Meter,
@@ -222,6 +224,18 @@ def load_config(path: Path | None) -> tuple[Path, BotConfig]:
     return where, bot_config.load(where)
 
 
+def _level_arg(text: object) -> object:
+    """A level option: a name, or a YAML mapping as bot.yaml writes it (``{think: 0.5}``)."""
+    if isinstance(text, str) and text.lstrip().startswith("{"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise ConfigError(f"not a level: {text!r} (a name, {{think: S}} or {{fibs_rating: R}})") from None
+    return text
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from bot.store.live import live_store  # the database layer: loaded by the commands that use it
 
@@ -232,10 +246,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     path, cfg = load_config(args.config)
     if args.status_port is not None:
         cfg = cfg.model_copy(update={"status": cfg.status.model_copy(update={"port": args.status_port})})
+    if getattr(args, "think", None) is not None:
+        args.level = {"think": args.think, "think_mode": args.think_mode}
     if args.level or args.opponent_level:
         data = cfg.model_dump()
-        data["engine"]["level"] = args.level or data["engine"]["level"]
-        data["local"]["opponent_level"] = args.opponent_level or data["local"]["opponent_level"]
+        data["engine"]["level"] = _level_arg(args.level) or data["engine"]["level"]
+        data["local"]["opponent_level"] = _level_arg(args.opponent_level) or data["local"]["opponent_level"]
         cfg = BotConfig.model_validate(data)  # checks the level names
     if not args.local:
         if not cfg.account.user:

@@ -2,7 +2,8 @@
 are errors, and every error names the file and the key.
 
 Both files choose a level with one type, :data:`LevelChoice`: a gnubg level's
-name, or a FIBS rating that the shipped strength table turns into a setting.
+name, a FIBS rating that the shipped strength table turns into a setting, or a
+thinking budget per decision (``{think: 1.5}``, or the named ``fibsbot strong``).
 
 >>> class Section(StrictSection):
 ...     level: LevelChoice = "expert"
@@ -11,6 +12,11 @@ name, or a FIBS rating that the shipped strength table turns into a setting.
 >>> choice = Section.model_validate({"level": {"fibs_rating": 1650}}).level
 >>> choice_name(choice), choose_level(choice).name
 ('fibs-1650', 'fibs-1650')
+>>> choice = Section.model_validate({"level": {"think": 300, "think_mode": "nodes"}}).level
+>>> choice_name(choice), playing_level(choice).budget
+('think 300 nodes', 300.0)
+>>> playing_level(Section.model_validate({"level": "Fibsbot Strong"}).level).label
+'fibsbot strong'
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import importlib.resources
 import logging
 import os
 from pathlib import Path
-from typing import Annotated, Any, Self, TypeVar
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 import yaml
 from pydantic import (
@@ -27,12 +33,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Discriminator,
+    Field,
     Tag,
     ValidationError,
     model_validator,
 )
 
-from engine.levels import Level
+from engine.levels import LEVEL_NAMES, THINK_LEVELS, Level, Think, is_think_level, think_level
 from engine.levels import level as _level
 from engine.strength import Strength, level_for_rating, strength_for_rating
 
@@ -70,7 +77,13 @@ def shipped_instead(path: str | os.PathLike[str]) -> Path | None:
 
 
 def _level_name(value: str) -> str:
-    return _level(value).name  # ValueError lists the valid names
+    if is_think_level(value):
+        return think_level(value).label  # a named thinking-time level ("fibsbot strong")
+    try:
+        return _level(value).name
+    except ValueError:
+        raise ValueError(f"unknown level {value!r}; valid levels: {', '.join((*LEVEL_NAMES, *THINK_LEVELS))}, "
+                         "or {think: SECONDS}") from None
 
 
 LevelName = Annotated[str, AfterValidator(_level_name)]
@@ -102,32 +115,76 @@ class FibsRating(StrictSection):
         return strength_for_rating(self.fibs_rating)
 
 
+class ThinkBudget(StrictSection):
+    """Play at a thinking budget per decision: the deepest gnubg search that fits
+    (:mod:`engine.think`). ``think``: seconds, or search nodes with ``think_mode: nodes``
+    (repeatable: tests and benchmarks)."""
+
+    think: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    think_mode: Literal["time", "nodes"] = "time"
+
+    def chosen(self) -> Think:
+        return think_level({"think": self.think, "think_mode": self.think_mode})
+
+
 def _choice_kind(value: Any) -> str:
+    if isinstance(value, ThinkBudget) or (isinstance(value, dict) and "think" in value):
+        return _THINK
     return _RATING if isinstance(value, (dict, FibsRating)) else _NAME
 
 
-_NAME, _RATING = "(level name)", "(fibs rating)"  # union tags, left out of error reports
-LevelChoice = Annotated[Annotated[LevelName, Tag(_NAME)] | Annotated[FibsRating, Tag(_RATING)],
-                        Discriminator(_choice_kind)]
-"""A level in a config: a gnubg level's name (``expert``), or ``{fibs_rating: 1650}``."""
+_NAME, _RATING, _THINK = "(level name)", "(fibs rating)", "(think budget)"  # union tags, left out of error reports
+LevelChoice = Annotated[Annotated[LevelName, Tag(_NAME)] | Annotated[FibsRating, Tag(_RATING)]
+                        | Annotated[ThinkBudget, Tag(_THINK)], Discriminator(_choice_kind)]
+"""A level in a config: a gnubg level's name (``expert``), a thinking-time level's
+name (``fibsbot strong``), ``{fibs_rating: 1650}`` or ``{think: 1.5}``."""
 
 
 def choice_name(choice: LevelChoice) -> str:
-    """The level's name, or ``fibs-RATING``."""
-    return choice if isinstance(choice, str) else f"fibs-{choice.fibs_rating:g}"
+    """The level's name, ``fibs-RATING``, or ``think 1.5s``."""
+    if isinstance(choice, str):
+        return choice
+    if isinstance(choice, ThinkBudget):
+        return choice.chosen().label
+    return f"fibs-{choice.fibs_rating:g}"
+
+
+def is_think_choice(choice: LevelChoice) -> bool:
+    """Whether the choice is a thinking-time level (a budget, or a named one)."""
+    return isinstance(choice, ThinkBudget) or (isinstance(choice, str) and is_think_level(choice))
+
+
+def playing_level(choice: LevelChoice) -> str | Level | Think:
+    """What the engine plays: a gnubg level's name, the setting of a FIBS rating, or a
+    :class:`engine.levels.Think` (played by :mod:`engine.think`)."""
+    if isinstance(choice, ThinkBudget):
+        return choice.chosen()
+    if isinstance(choice, str):
+        return think_level(choice) if is_think_level(choice) else choice
+    return level_for_rating(choice.fibs_rating, choice_name(choice))
 
 
 def choose_level(choice: LevelChoice) -> Level:
-    """The engine level a choice plays at."""
+    """The fixed-depth engine level a choice plays at (ValueError for a thinking-time level)."""
+    if is_think_choice(choice):
+        raise ValueError(f"{choice_name(choice)} is a thinking-time level, not a fixed-depth one")
     if isinstance(choice, str):
         return _level(choice)
+    assert isinstance(choice, FibsRating)
     return level_for_rating(choice.fibs_rating, choice_name(choice))
 
 
 def describe_choice(choice: LevelChoice) -> str:
     """The level in words (``tell level``, the startup log)."""
+    if is_think_choice(choice):
+        think = playing_level(choice)
+        assert isinstance(think, Think)
+        unit = "s" if think.mode == "time" else " search nodes"
+        return (f"{think.label}: the deepest gnubg search (up to {think.max_plies}-ply) that fits "
+                f"{think.budget:g}{unit} per decision")
     if isinstance(choice, str):
         return f"gnubg's {choice} level"
+    assert isinstance(choice, FibsRating)
     return f"FIBS rating {choice.fibs_rating:g}, {choice.chosen().describe()}"
 
 
@@ -149,7 +206,7 @@ def describe(exc: ValidationError) -> str:
     """pydantic's report as one line: ``key.path: problem; ...``."""
     problems = []
     for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"] if part not in (_NAME, _RATING)) or "(top)"
+        where = ".".join(str(part) for part in error["loc"] if part not in (_NAME, _RATING, _THINK)) or "(top)"
         text = error["msg"]
         if error["type"] == "extra_forbidden":
             text = "unknown key"

@@ -28,3 +28,14 @@ def ints(text: str) -> list[int]:
     if any(v != int(v) or v < 0 for v in values):
         raise argparse.ArgumentTypeError(f"expected whole numbers >= 0 separated by commas, got {text!r}")
     return [int(v) for v in values]
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (a thinking budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+    return value

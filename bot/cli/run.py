@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bot.cli.argtypes import positive_float
+
 HELP = "play on FIBS, or one local match with --local"
 CONFIG_HELP = "the YAML settings (default: ./bot.yaml, else $FIBSBOT_CONFIG, else the shipped defaults)"
 
@@ -23,7 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="?", type=Path, default=None, help=CONFIG_HELP)
     parser.add_argument("--local", action="store_true",
                         help="start a local server in this process and play one match against a sparring bot")
-    parser.add_argument("--level", help="our engine level (default: the config's engine.level)")
+    parser.add_argument("--level", help="our engine level: a gnubg level or \"fibsbot strong\" "
+                                         "(default: the config's engine.level)")
+    parser.add_argument("--think", type=positive_float, metavar="S",
+                        help="play at a thinking budget of S seconds per decision (engine.level: {think: S})")
+    parser.add_argument("--think-mode", choices=["time", "nodes"], default="time",
+                        help="with --think: S is seconds (time, default) or search nodes (nodes: repeatable)")
     parser.add_argument("--opponent-level",
                         help="the sparring bot's level with --local (default: local.opponent_level)")
     parser.add_argument("--length", type=_length, help="match length with --local (default: local.length)")

@@ -17,6 +17,7 @@ from typing import Any
 from bot import clip, commands
 from bot.fibsboard import FibsBoard
 from bot.player.context import Context
+from bot.player.thinking import record_note
 from engine.errors import IllegalMoveError
 from engine.match import GAME_PLAYING, MatchState
 from engine.position import Move, Position
@@ -164,6 +165,7 @@ class GamePlayer:
             return  # FIBS passes the turn itself ("You can't move.")
         if await self._maybe_resign(board, act_id):
             return
+        note = None
         if len(plays) == 1:
             move = plays[0][0]
         else:
@@ -171,6 +173,8 @@ class GamePlayer:
             choice = await ctx.decide("move", lambda: ctx.decider.best_move(position, dice, match, ctx.play_level),
                                       None)
             move = choice.move if choice is not None else plays[0][0]
+            note = record_note(choice)
+        engine_move = move
         if not self._current(act_id):
             return
         refused = self._refused.get(key, set())
@@ -197,7 +201,9 @@ class GamePlayer:
         self._last_move = (key, move)
         ctx.stats.moves_sent += 1
         if ctx.match is not None and ctx.match.recorder is not None:
-            ctx.match.recorder.sent_move(dice, move, position.play(move))  # journaled before it is sent
+            # journaled before it is sent; the note only if the engine's play is the one sent
+            ctx.match.recorder.sent_move(dice, move, position.play(move),
+                                         note if move == engine_move else None)
         ctx.send(command)
 
     def _start_turn(self, board: FibsBoard) -> None:
@@ -217,6 +223,7 @@ class GamePlayer:
             if not self._current(act_id):
                 return
             if cube is not None and cube.should_double:
+                self._note_cube(cube)
                 ctx.send(commands.double())
                 return
         if self._current(act_id):
@@ -257,7 +264,15 @@ class GamePlayer:
         position = board.position.swap()
         cube = await ctx.decide("take", lambda: ctx.decider.cube_decision(position, state, ctx.play_level), None)
         if self._current(act_id):
+            self._note_cube(cube)
             ctx.send(commands.accept() if cube is None or cube.should_take else commands.reject())
+
+    def _note_cube(self, cube: object) -> None:
+        """The engine note of our double, take or pass, for the record (thinking-time levels)."""
+        note = record_note(cube)
+        m = self.ctx.match
+        if note is not None and m is not None and m.recorder is not None:
+            m.recorder.cube_note(note)
 
     async def _answer_resignation(self, offer: clip.ResignOffer, board: FibsBoard, act_id: int) -> None:
         ctx = self.ctx

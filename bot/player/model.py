@@ -9,7 +9,7 @@ from typing import Protocol
 
 from bot.clip import WhoInfo
 from bot.recorder import Recorder
-from engine.levels import Level
+from engine.levels import Level, Think
 from engine.match import MatchState
 from engine.position import Move, Position
 
@@ -31,18 +31,19 @@ class CubeChoice(Protocol):
 
 class Decider(Protocol):
     """The decisions of ``engine.evaluator.Engine`` (its public methods): the mover is ``match.on_roll``,
-    whose checkers are ``position.board[1]``."""
+    whose checkers are ``position.board[1]``. A thinking-time level (a Think) needs
+    :class:`bot.player.thinking.ThinkingDecider`, whose choices carry the record's engine note."""
 
     def best_move(self, position: Position, dice: tuple[int, int], match: MatchState | None = None,
-                  level: str | Level = "expert") -> MoveChoice: ...
+                  level: str | Level | Think = "expert") -> MoveChoice: ...
 
     def cube_decision(self, position: Position, match: MatchState | None = None,
-                      level: str | Level = "expert") -> CubeChoice: ...
+                      level: str | Level | Think = "expert") -> CubeChoice: ...
 
-    def resign_offer(self, position: Position, match: MatchState | None = None, level: str | Level = "expert",
+    def resign_offer(self, position: Position, match: MatchState | None = None, level: str | Level | Think = "expert",
                      declined: int = 0) -> int: ...
 
-    def accept_resignation(self, position: Position, match: MatchState | None, level: str | Level,
+    def accept_resignation(self, position: Position, match: MatchState | None, level: str | Level | Think,
                            value: int) -> bool: ...
 
 

@@ -8,6 +8,10 @@ import logging
 import os
 import socket
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.levels import Level, Think
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gnubg's external-player socket (a path without ':' is a Unix socket)")
     parser.add_argument("--http", metavar="HOST:PORT", help="the HTTP JSON API")
     parser.add_argument("--level", default=None,
-                        help="chequer and cube level (default: the --config file's engine.level, else expert)")
+                        help="chequer and cube level, or \"fibsbot strong\" (default: the --config file's "
+                             "engine.level, else expert)")
+    parser.add_argument("--think", type=float, default=None, metavar="S",
+                        help="play moves and cube decisions at a thinking budget of S seconds per decision")
+    parser.add_argument("--think-mode", choices=("time", "nodes"), default="time",
+                        help="with --think: S is seconds (time) or search nodes (nodes: repeatable)")
     parser.add_argument("--config", metavar="BOT_YAML", default=None,
                         help="take the level and data folder from a bot config's engine section")
     parser.add_argument("--flavour", default=None,
@@ -82,7 +91,6 @@ async def serve(args: argparse.Namespace) -> None:
     from bot.serve.external import ExternalServer
     from bot.serve.pool import Pool
     from engine import Engine
-    from engine.levels import level
 
     if args.gnubg_weights:
         import tempfile
@@ -92,7 +100,8 @@ async def serve(args: argparse.Namespace) -> None:
         engine = Engine(folder, verify=False)
     else:
         engine = Engine(args.data_dir)
-    settings = decide.ServerSettings(level=level(args.level, args.flavour), jacoby=args.jacoby == "on",
+    fixed, think = server_level(args)
+    settings = decide.ServerSettings(level=fixed, think=think, jacoby=args.jacoby == "on",
                                      beavers=args.beavers == "on", score_order=args.score_order)
     pool = Pool(args.workers or None, args.queue, args.timeout)
     tasks = []
@@ -118,6 +127,20 @@ async def serve(args: argparse.Namespace) -> None:
         pool.close()
 
 
+def server_level(args: argparse.Namespace) -> tuple[Level, Think | None]:
+    """The server's gnubg level and its thinking-time level (``--think``, ``"fibsbot strong"``;
+    then expert judges resignations and evaluations). ValueError names a bad level."""
+    from engine.levels import Think, is_think_level, level, think_level
+
+    if getattr(args, "think", None) is not None:
+        think: Think | None = Think(args.think, mode=args.think_mode)
+    elif is_think_level(args.level):
+        think = think_level(args.level)
+    else:
+        return level(args.level, args.flavour), None
+    return level("expert", args.flavour), think
+
+
 def apply_config(args: argparse.Namespace) -> None:
     """Fills ``--level`` and ``--data-dir`` from ``--config`` where not given (ConfigError
     names a bad file)."""
@@ -125,8 +148,13 @@ def apply_config(args: argparse.Namespace) -> None:
         from bot.config import load
 
         engine = load(args.config).engine
-        if args.level is None:
-            args.level = engine.level
+        if args.level is None and getattr(args, "think", None) is None:
+            from bot.yamlconfig import ThinkBudget
+
+            if isinstance(engine.level, ThinkBudget):
+                args.think, args.think_mode = engine.level.think, engine.level.think_mode
+            else:
+                args.level = engine.level
         if args.data_dir is None and engine.data_dir is not None:
             args.data_dir = str(engine.data_dir)
     if args.level is None:
@@ -146,8 +174,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"fibsbot serve: {problem}", file=sys.stderr)
         return 2
     try:
-        from engine.levels import level
-        level(args.level)
+        server_level(args)
     except ValueError as exc:
         print(f"fibsbot serve: {exc}", file=sys.stderr)
         return 2

@@ -37,9 +37,10 @@ from engine.cube import (
     TOOGOODRE_TAKE,
     answer_double,
 )
-from engine.levels import EvalSettings, Level
+from engine.levels import EvalSettings, Level, Think
 from engine.match import CENTRED
 from engine.resign import check_resignation
+from engine.think import think_cube, think_move
 
 ScoreOrder = Literal["gnubg", "fibs"]
 MONEY_LENGTHS = (0, 9999)
@@ -68,9 +69,12 @@ class Situation:
 
 @dataclass(frozen=True)
 class ServerSettings:
-    """What gnubg takes from its global state when ``external`` starts."""
+    """What gnubg takes from its global state when ``external`` starts. ``think``: a
+    thinking-time level playing the moves and cube decisions (``level`` then judges
+    resignations and evaluations)."""
 
     level: Level
+    think: Think | None = None
     jacoby: bool = True  # gnubg's ``set jacoby``: on by default
     beavers: bool = True  # gnubg's ``set beavers``: 3 allowed by default
     score_order: ScoreOrder = "gnubg"
@@ -231,8 +235,7 @@ def answer_board(engine: Engine, board: Board, session: SessionOptions, settings
         return "Error: " + BADLY_FORMED
     level = settings.level
     if s.doubled:
-        decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers,
-                                       threads=settings.threads)
+        decision = _cube(engine, s, settings)
         if _not_available(decision):
             return "beaver"  # gnubg's take answer for a verdict it does not list
         answer = answer_double(decision, money=s.money, cube=s.match.cube,
@@ -241,10 +244,13 @@ def answer_board(engine: Engine, board: Board, session: SessionOptions, settings
     if session.resignation:
         return "accept" if resignation_accepted(engine, s, session.resignation, settings) else "reject"
     if s.dice is not None:
-        play = engine.best_move(s.position, s.dice, s.match, level, threads=settings.threads)
-        return format_move(s.position, play.move, s.dice)
-    decision = engine.cube_decision(s.position, s.match, level, beavers=settings.beavers,
-                                       threads=settings.threads)
+        if settings.think is not None:
+            thought = think_move(engine, s.position, s.dice, s.match, settings.think, threads=settings.threads)
+            move = thought.decision.move
+        else:
+            move = engine.best_move(s.position, s.dice, s.match, level, threads=settings.threads).move
+        return format_move(s.position, move, s.dice)
+    decision = _cube(engine, s, settings)
     if _not_available(decision):
         return "double"  # gnubg does not check cube access
     if decision.code in _OPTIONAL:
@@ -252,6 +258,15 @@ def answer_board(engine: Engine, board: Board, session: SessionOptions, settings
         win = engine.evaluate_nply(s.position, s.match, level, threads=settings.threads).probabilities[0]
         return "double" if win > 0.001 else "roll"
     return "roll" if decision.code in _ROLLS else "double"
+
+
+def _cube(engine: Engine, s: Situation, settings: ServerSettings) -> Any:
+    """The cube decision at the server's level (a thinking-time level deepens as far as its budget goes)."""
+    if settings.think is not None:
+        return think_cube(engine, s.position, s.match, settings.think, threads=settings.threads,
+                          beavers=settings.beavers).decision
+    return engine.cube_decision(s.position, s.match, settings.level, beavers=settings.beavers,
+                                threads=settings.threads)
 
 
 def _not_available(decision: Any) -> bool:

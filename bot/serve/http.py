@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
@@ -30,9 +30,10 @@ from bot.serve import decide, protocol
 from bot.serve.pool import Busy, Pool
 from engine import Engine, MatchState, Position, rollout
 from engine.errors import EngineError
-from engine.levels import EvalSettings, Level
+from engine.levels import EvalSettings, Level, Think, is_think_level, think_level
 from engine.levels import level as level_named
 from engine.rollout import RolloutResult
+from engine.think import think_cube, think_move
 
 T = TypeVar("T")
 MAX_BODY = 64 * 1024
@@ -53,6 +54,13 @@ class LevelSettings(BaseModel):
     cubeful: bool = True
 
 
+class ThinkIn(BaseModel):
+    """A thinking-time level: the deepest gnubg search that fits ``think`` per decision (/hint, /cube)."""
+
+    think: float = Field(..., gt=0, allow_inf_nan=False, description="seconds, or search nodes (think_mode nodes)")
+    think_mode: Literal["time", "nodes"] = "time"
+
+
 class PositionIn(BaseModel):
     """Exactly one of ``position_id`` (with an optional ``match_id``), ``xgid`` or ``board``."""
 
@@ -60,7 +68,9 @@ class PositionIn(BaseModel):
     match_id: str | None = Field(None, max_length=20, examples=["cAkAAAAAAAAA"])
     xgid: str | None = Field(None, max_length=120)
     board: str | None = Field(None, max_length=protocol.MAX_LINE, description="a FIBS board: line")
-    level: str | LevelSettings = Field("expert", description="a level's name, or its settings")
+    level: str | LevelSettings | ThinkIn = Field(
+        "expert", description="a level's name (\"fibsbot strong\": a thinking-time level), its settings, or "
+                              "{think: S} (/hint and /cube)")
 
 
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -117,7 +127,9 @@ def _field_error(name: str, message: str) -> HTTPException:
     return HTTPException(422, {"field": name, "message": message})
 
 
-def _level(given: str | LevelSettings) -> Level:
+def _level(given: str | LevelSettings | ThinkIn) -> Level:
+    if isinstance(given, ThinkIn) or (isinstance(given, str) and is_think_level(given)):
+        raise _field_error("level", "a thinking-time level plays /hint and /cube only")
     try:
         if isinstance(given, str):
             return level_named(given)
@@ -127,6 +139,13 @@ def _level(given: str | LevelSettings) -> Level:
         return Level(name="custom", label="custom", checker=checker, cube=checker.with_(move_filter=None))
     except ValueError as exc:
         raise _field_error("level", str(exc)) from None
+
+
+def _thinking(given: str | LevelSettings | ThinkIn) -> Think | None:
+    """The thinking-time level a request asks for, if any."""
+    if isinstance(given, ThinkIn):
+        return Think(given.think, mode=given.think_mode)
+    return think_level(given) if isinstance(given, str) and is_think_level(given) else None
 
 
 def read_position(p: PositionIn, settings: decide.ServerSettings) -> tuple[Position, MatchState | None, Any]:
@@ -273,12 +292,20 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
     @app.post("/hint", dependencies=deps)
     async def hint(p: DiceIn, request: Request) -> dict[str, Any]:
         """Ranked plays with equities and differences from the best, as ``fibsbot hint``."""
-        lv = _level(p.level)
+        think = _thinking(p.level)
         position, match, _ = read_position(p, settings)
-        d = await call(request, "hint", lv.name, lambda: engine.best_move(position, p.dice, match, lv, threads=1))
+        extra: dict[str, Any] = {}
+        if think is not None:
+            t = await call(request, "hint", think.label, lambda: think_move(engine, position, p.dice, match, think))
+            d, name = t.decision, t.decision.level
+            extra = {"think": t.as_json(), "note": t.note}  # the depth reached
+        else:
+            lv = _level(p.level)
+            d = await call(request, "hint", lv.name, lambda: engine.best_move(position, p.dice, match, lv, threads=1))
+            name = lv.name
         cands = d.candidates
         best = cands[0].equity if cands else 0.0
-        return {"move": str(d.move), "level": lv.name,
+        return {"move": str(d.move), "level": name, **extra,
                 "candidates": [{"move": str(c.move), "equity": c.equity, "difference": c.equity - best,
                                 "probabilities": list(c.probabilities) if c.probabilities is not None else None}
                                for c in cands]}
@@ -286,10 +313,16 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
     @app.post("/cube", dependencies=deps)
     async def cube(p: PositionIn, request: Request) -> dict[str, Any]:
         """No double, double/take or double/pass, with gnubg's proper action."""
-        lv = _level(p.level)
+        think = _thinking(p.level)
         position, match, _ = read_position(p, settings)
-        c = await call(request, "cube", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
-        return {"action": c.action, "no_double": c.equities.nd, "double_take": c.equities.dt,
+        extra: dict[str, Any] = {}
+        if think is not None:
+            t = await call(request, "cube", think.label, lambda: think_cube(engine, position, match, think))
+            c, extra = t.decision, {"level": f"{think.label}, {t.plies}-ply", "think": t.as_json(), "note": t.note}
+        else:
+            lv = _level(p.level)
+            c = await call(request, "cube", lv.name, lambda: engine.cube_decision(position, match, lv, threads=1))
+        return {**extra, "action": c.action, "no_double": c.equities.nd, "double_take": c.equities.dt,
                 "double_pass": c.equities.dp, "should_double": c.should_double, "should_take": c.should_take,
                 "should_beaver": c.should_beaver}
 

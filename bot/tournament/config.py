@@ -33,10 +33,12 @@ from bot.yamlconfig import (
     StrictSection,
     choose_level,
     deprecated_key,
+    is_think_choice,
     load_yaml,
+    playing_level,
     shipped_config,
 )
-from engine.levels import FILTER_NAMES, EvalSettings, Level
+from engine.levels import FILTER_NAMES, EvalSettings, Level, Think
 
 DEFAULT_PATH = shipped_config("tournament.yaml")
 
@@ -71,7 +73,7 @@ class Context(StrictSection):
 
 class Player(StrictSection):
     name: Annotated[str, AfterValidator(_player_name)]
-    level: LevelChoice | None = None  # a level's name, or {fibs_rating: 1650}; default expert
+    level: LevelChoice | None = None  # a level's name, {fibs_rating: 1650} or {think: S}; default expert
     checker: Context | None = None
     cube: Context | None = None
 
@@ -85,13 +87,24 @@ class Player(StrictSection):
     def _something(self) -> Player:
         if self.level is None and self.checker is None and self.cube is None:
             raise ValueError("give a level (a name or {fibs_rating: R}), or checker/cube settings (on top of expert)")
+        if self.level is not None and is_think_choice(self.level) and (self.checker or self.cube):
+            raise ValueError("a thinking-time level chooses its own depth: give no checker/cube settings with it")
         return self
 
     def _base(self) -> Level:
         return choose_level(self.level or "expert")
 
+    def plays(self) -> Level | Think:
+        """What this player plays: :meth:`build`, or a thinking-time level (engine/think.py)."""
+        if self.level is not None and is_think_choice(self.level):
+            think = playing_level(self.level)
+            assert isinstance(think, Think)
+            return think
+        return self.build()
+
     def build(self) -> Level:
-        """The engine level this player plays at (labelled with the player's name)."""
+        """The fixed-depth engine level this player plays at (labelled with the player's name;
+        ValueError for a thinking-time level: see :meth:`plays`)."""
         base = self._base()
         checker = self.checker.apply(base.checker) if self.checker else base.checker
         cube = self.cube.apply(base.cube) if self.cube else base.cube
@@ -153,7 +166,7 @@ class TournamentConfig(StrictSection):
         the output folder), so a rerun may add matches but not change the rules."""
         fields = self.model_dump(mode="json", exclude={"matches", "output", "anchor"})
         for player in fields["players"]:  # a rated player in the shape folders were fingerprinted with
-            if isinstance(player["level"], dict):
+            if isinstance(player["level"], dict) and "fibs_rating" in player["level"]:
                 player["level"], player["fibs_rating"] = None, player["level"]["fibs_rating"]
         rated = {p.name: p.build().checker.noise for p in self.players if isinstance(p.level, FibsRating)}
         if rated:  # what they play comes from the strength table, which a release may change

@@ -38,7 +38,7 @@ _ANALYSED = ("chequer_error", "unforced_moves", "cube_error", "close_cube_decisi
 
 
 def table_for(config: TournamentConfig, spec: MatchSpec) -> Table:
-    levels = {p.name: p.build() for p in config.players}
+    levels = {p.name: p.plays() for p in config.players}
     rules = config.rules
     return Table((levels[spec.white], levels[spec.black]), config.match_length, config.games,
                  crawford=rules.crawford, jacoby=rules.jacoby, beavers=rules.beavers,

@@ -15,7 +15,9 @@ from bot.tournament.schedule import Dice, MatchSpec
 from engine.analysis import cube_available, match_state
 from engine.cube import CubeDecision, answer_beaver, answer_double
 from engine.evaluator import Engine
-from engine.levels import Level
+from engine.levels import Level, Think
+from engine.match import MatchState
+from engine.position import Position
 from engine.records import (
     AcceptResign,
     Beaver,
@@ -30,15 +32,17 @@ from engine.records import (
     Take,
 )
 from engine.search import MoveDecision
+from engine.think import think_cube, think_move
 
 THREADS = 1  # one search thread: a tournament runs matches side by side instead
 
 
 @dataclass(frozen=True)
 class Table:
-    """What a match needs besides its spec: the two levels (by seat) and the rules."""
+    """What a match needs besides its spec: the two levels (by seat; a Think: a
+    thinking-time level, each decision's depth noted in the record) and the rules."""
 
-    levels: tuple[Level, Level]
+    levels: tuple[Level | Think, Level | Think]
     length: int  # 0 = money session
     games: int  # games of a money session
     crawford: bool = True
@@ -71,9 +75,26 @@ class _Game:
     def _roll(self, player: int, dice: tuple[int, int]) -> None:
         state = self.state
         view = match_state(self.record, self.game, state, player, dice=dice)
-        choice: MoveDecision = self.engine.best_move(state.position(player), dice, view, self.table.levels[player],
-                                                     threads=THREADS)
+        level = self.table.levels[player]
+        if isinstance(level, Think):
+            thought = think_move(self.engine, state.position(player), dice, view, level, threads=THREADS)
+            self.game.append(Roll(player, dice, thought.decision.move, note=thought.record_note()))
+            return
+        choice: MoveDecision = self.engine.best_move(state.position(player), dice, view, level, threads=THREADS)
         self.game.append(Roll(player, dice, choice.move))
+
+    def _fixed(self, player: int) -> Level | str:
+        """The level of a player's resignations (a thinking-time level's: expert, gnubg's bots' 0 ply)."""
+        level = self.table.levels[player]
+        return "expert" if isinstance(level, Think) else level
+
+    def _cube(self, player: int, position: Position, view: MatchState) -> CubeDecision:
+        level = self.table.levels[player]
+        if isinstance(level, Think):
+            thought = think_cube(self.engine, position, view, level, threads=THREADS)
+            decision: CubeDecision = thought.decision
+            return decision
+        return self.engine.cube_decision(position, view, level, threads=THREADS)
 
     def _resigned(self, player: int) -> bool:
         """Offers a resignation if the player wants to; True if the game ended or
@@ -82,7 +103,7 @@ class _Game:
         if not self.table.resignations or not state.position(player).is_race():
             return False
         value = self.engine.resign_offer(state.position(player), match_state(self.record, self.game, state, player),
-                                         self.table.levels[player], declined=self.declined[player])
+                                         self._fixed(player), declined=self.declined[player])
         if not value:
             return False
         opponent = 1 - player
@@ -90,7 +111,7 @@ class _Game:
         # the opponent judges from its own side, the resigner about to roll
         if self.engine.accept_resignation(state.position(opponent),
                                           match_state(self.record, self.game, state, opponent),
-                                          self.table.levels[opponent], value):
+                                          self._fixed(opponent), value):
             self.game.append(AcceptResign(opponent))
         else:
             self.game.append(RejectResign(opponent))
@@ -102,9 +123,8 @@ class _Game:
         state = self.state
         if not cube_available(self.record, self.game, state, player):
             return False
-        position, owner, levels = state.position(player), state.cube_owner, self.table.levels
-        decision: CubeDecision = self.engine.cube_decision(
-            position, match_state(self.record, self.game, state, player), levels[player], threads=THREADS)
+        position, owner = state.position(player), state.cube_owner
+        decision = self._cube(player, position, match_state(self.record, self.game, state, player))
         if not decision.should_double:
             return False
         self.game.append(Double(player))
@@ -115,7 +135,7 @@ class _Game:
             view = match_state(self.record, self.game, state, player, cube_owner=owner)
             answerer = state.turn
             assert answerer is not None
-            decision = self.engine.cube_decision(position, view, levels[answerer], threads=THREADS)
+            decision = self._cube(answerer, position, view)
             answer = (answer_beaver if answerer == player else answer_double)(
                 decision, money=money, beavers_used=state.beavers, cube=state.cube)
             if answer == "pass":

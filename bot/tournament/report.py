@@ -111,7 +111,7 @@ def build(config: TournamentConfig, results: Iterable[Result], *, ratings: bool 
     for p in config.players:
         mine = [r for r in done if p.name in (r["white"], r["black"])]
         row: dict[str, Any] = {
-            "name": p.name, "level": p.build().label, "matches": len(mine),
+            "name": p.name, "level": p.plays().label, "matches": len(mine),
             "games": sum(len(r["games"]) for r in mine),
             "points_for": sum(_points(config, r, p.name) for r in mine),
             "points_against": sum(_points(config, r, r["black"] if r["white"] == p.name else r["white"])
