@@ -7,13 +7,14 @@ puts this folder on the import path (``pythonpath = ["tests"]``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.config import BotConfig
 from bot.server import FibsServer
+from bot.store import pgcluster
 from engine import Engine
 
 from botkit import config
@@ -52,3 +53,25 @@ async def fibs_server(tmp_path: Path) -> AsyncIterator[FibsServer]:
     accounts created at first login), stopped after the test."""
     async with make_server(tmp_path / "f.db") as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[pgcluster.Cluster]:
+    """A PostgreSQL cluster: CI's ($FIBSBOT_TEST_POSTGRES) or a throwaway one; skips only where
+    PostgreSQL cannot be started at all."""
+    try:
+        found, owned = pgcluster.for_tests()
+    except pgcluster.ClusterError as exc:
+        pytest.skip(f"PostgreSQL cannot be started here: {exc}")
+    yield found
+    if owned:
+        found.remove()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty database on each backend: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    cluster: pgcluster.Cluster = request.getfixturevalue("cluster")
+    return cluster.create_database()

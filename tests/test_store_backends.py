@@ -11,7 +11,6 @@ import pathlib
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,25 +24,6 @@ from bot.store.stats import query, today_summary
 from bot.store.store import Store, open_store
 from engine.bench.random_records import random_match
 from engine.records import MatchRecord, load_mat, load_sgf, save_mat, save_sgf
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[pgcluster.Cluster]:
-    try:
-        found, owned = pgcluster.for_tests()
-    except pgcluster.ClusterError as exc:
-        pytest.skip(f"PostgreSQL cannot be started here: {exc}")
-    yield found
-    if owned:
-        found.remove()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: pathlib.Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.db'}"
-    cluster: pgcluster.Cluster = request.getfixturevalue("cluster")
-    return cluster.create_database()
 
 
 def recorded(folder: pathlib.Path, seed: int, count: int) -> list[pathlib.Path]:

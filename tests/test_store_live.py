@@ -14,7 +14,7 @@ import random
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -48,17 +48,6 @@ def _botkit() -> Any:
 
 _kit = _botkit()
 Cube, FakeDecider, config = _kit.Cube, _kit.FakeDecider, _kit.config
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[pgcluster.Cluster]:
-    try:
-        found, owned = pgcluster.for_tests()
-    except pgcluster.ClusterError as exc:
-        pytest.skip(f"PostgreSQL cannot be started here: {exc}")
-    yield found
-    if owned:
-        found.remove()
 
 
 def normalised(record: MatchRecord, us: int) -> list[tuple[tuple[int, int], list[tuple[object, ...]]]]:

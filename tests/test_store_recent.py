@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pathlib
 import random
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import func, insert, select
 
-from bot.store import pgcluster
 from bot.store.errors import StoreError
 from bot.store.imports import import_paths
 from bot.store.recent import recent
@@ -18,25 +16,6 @@ from bot.store.schema import matches, players, statistics
 from bot.store.store import open_store
 from engine.bench.random_records import random_match
 from engine.records import MatchRecord, save_sgf
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[pgcluster.Cluster]:
-    try:
-        found, owned = pgcluster.for_tests()
-    except pgcluster.ClusterError as exc:
-        pytest.skip(f"PostgreSQL cannot be started here: {exc}")
-    yield found
-    if owned:
-        found.remove()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: pathlib.Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.db'}"
-    cluster: pgcluster.Cluster = request.getfixturevalue("cluster")
-    return cluster.create_database()
 
 
 def recorded(folder: pathlib.Path, seed: int, count: int) -> list[pathlib.Path]:
