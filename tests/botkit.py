@@ -6,6 +6,7 @@ Imported by the bot's tests (conftest: pytest puts this folder on the import pat
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from dataclasses import dataclass, field
 
@@ -13,6 +14,7 @@ from bot import clip
 from bot.config import BotConfig, load
 from bot.fibsboard import FibsBoard
 from bot.player import Player
+from bot.session import Opener, Reader, Writer
 from engine.match import MatchState
 from engine.position import Move, Position
 
@@ -143,3 +145,26 @@ def board(position: Position, *, score: tuple[int, int] = (0, 0), length: int = 
                        on_roll=turn if not doubled else 1 - turn, turn=turn, dice=dice, doubled=doubled,
                        crawford_game=crawford, jacoby=False, game_state=3 if over else 1)
     return FibsBoard.from_state(position, state, player="You", opponent=opponent, colour=colour).format()
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Cuttable:
+    """An opener whose current connection the test can cut."""
+
+    def __init__(self, opener: Opener) -> None:
+        self.opener = opener
+        self.writer: Writer | None = None
+
+    async def __call__(self) -> tuple[Reader, Writer]:
+        reader, self.writer = await self.opener()
+        return reader, self.writer
+
+    def cut(self) -> None:
+        assert self.writer is not None
+        self.writer.close()

@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 import logging
 import pathlib
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,37 +19,15 @@ from bot.player import Challenge, Player
 from bot.player.game import GamePlayer
 from bot.run import close_transcript, transcript_logger
 from bot.server import FibsServer
-from bot.session import Opener, Reader, Session, Writer, telnet_opener
+from bot.session import Session, telnet_opener
 from engine.records import Double, MatchRecord, Roll, load_sgf
 from engine.records.validate import validate
 
-from botkit import FakeDecider, config
+from botkit import Cuttable, FakeDecider, config, free_port
 
 HOST = "127.0.0.1"
 LENGTH = 7
 SEED = 11
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-class Cuttable:
-    """An opener whose current connection the test can cut."""
-
-    def __init__(self, opener: Opener) -> None:
-        self.opener = opener
-        self.writer: Writer | None = None
-
-    async def __call__(self) -> tuple[Reader, Writer]:
-        reader, self.writer = await self.opener()
-        return reader, self.writer
-
-    def cut(self) -> None:
-        assert self.writer is not None
-        self.writer.close()
 
 
 @asynccontextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,34 +14,12 @@ from typing import Any
 from bot.player import Challenge, Player
 from bot.run import close_transcript, transcript_logger
 from bot.server import FibsServer
-from bot.session import Opener, Reader, Session, Writer, telnet_opener
+from bot.session import Session, telnet_opener
 from engine.records import load_sgf
 
-from botkit import FakeDecider, config
+from botkit import Cuttable, FakeDecider, config, free_port
 
 HOST = "127.0.0.1"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-class Cuttable:
-    """An opener whose current connection the test can cut."""
-
-    def __init__(self, opener: Opener) -> None:
-        self.opener = opener
-        self.writer: Writer | None = None
-
-    async def __call__(self) -> tuple[Reader, Writer]:
-        reader, self.writer = await self.opener()
-        return reader, self.writer
-
-    def cut(self) -> None:
-        assert self.writer is not None
-        self.writer.close()
 
 
 @asynccontextmanager

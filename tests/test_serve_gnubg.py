@@ -35,6 +35,8 @@ from engine import Engine, Position
 from engine.bench.serve_lines import GNUBG, GnubgExternal
 from engine.levels import level
 
+from botkit import free_port
+
 DATA = pathlib.Path(__file__).parent / "data" / "serve_external_lines.txt"
 POSITIONS = DATA.parent / "serve_gnubg_positions.txt"
 pytestmark = pytest.mark.skipif(not pathlib.Path(GNUBG).exists() or not DEBIAN_WEIGHTS.exists(),
@@ -52,13 +54,6 @@ def requests(world_class: bool) -> list[str]:
         if wc or not world_class:
             out.append(line)
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class OurServer:

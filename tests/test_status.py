@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-import socket
 import threading
 import urllib.error
 import urllib.request
@@ -18,14 +17,7 @@ from bot.player import Stats
 from bot.run import local_players, play_local
 from engine import MatchState, Position
 
-from botkit import FakeDecider, config
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from botkit import FakeDecider, config, free_port
 
 
 def get(url: str) -> str:
