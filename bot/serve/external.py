@@ -152,7 +152,7 @@ class ExternalServer:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
                 return None, more, True
-            more += data
+            more += data.replace(b"\x00", b"")
         return await task, more, False
 
     async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -171,7 +171,7 @@ class ExternalServer:
                 chunk = await asyncio.wait_for(reader.read(4096), waiting)
                 if not chunk:
                     return
-                buffer += chunk
+                buffer += chunk.replace(b"\x00", b"")  # gnubg as a client ends each line with "\n\0"
                 while True:
                     nl = buffer.find(b"\n")
                     if nl < 0:
