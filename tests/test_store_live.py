@@ -7,59 +7,24 @@ the same record imported from its .sgf gives the same rows as written live."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
 import pathlib
 import random
 import sqlite3
-import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-import yaml
 from sqlalchemy import select
 
-from bot.player import Challenge, Player
-from bot.run import close_transcript, transcript_logger
-from bot.server import FibsServer
-from bot.session import Session
 from bot.store import pgcluster
 from bot.store.imports import import_paths, rebuild
 from bot.store.schema import actions, games, matches
 from bot.store.store import open_store
-from engine.records import GameRecord, MatchRecord, load_sgf
+from engine.records import MatchRecord, load_sgf
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
+from livekit import LiveMatch, normalised
+
 LENGTH = 5
-
-
-def _botkit() -> Any:
-    """tests/botkit.py (the bot tests' deterministic decider and config), loaded by its path."""
-    spec = importlib.util.spec_from_file_location("store_botkit", pathlib.Path(__file__).parent / "botkit.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
-
-
-_kit = _botkit()
-Cube, FakeDecider, config = _kit.Cube, _kit.FakeDecider, _kit.config
-
-
-def normalised(record: MatchRecord, us: int) -> list[tuple[tuple[int, int], list[tuple[object, ...]]]]:
-    """Each game's score and actions with player ``us`` as 1."""
-    def who(player: int) -> int:
-        return 1 if player == us else 0
-    out = []
-    for game in record.games:
-        score = game.score if us == 1 else (game.score[1], game.score[0])
-        out.append((score, [(type(a).__name__, who(a.player), getattr(a, "dice", None), str(getattr(a, "move", "")),
-                             getattr(a, "value", None)) for a in game.actions]))
-    return out
 
 
 class Outage:
@@ -125,71 +90,23 @@ async def test_kills_and_outages_leave_database_records_and_server_equal(
     url = cluster.create_database() if cluster is not None else f"sqlite:///{db_path}"
     open_store(url).close()
     outage = Outage(backend, url, cluster, db_path)
-    async with FibsServer(HOST, 0, db_path=tmp_path / "server.db", seed=seed, auto_register=True,
-                          scrypt_n=2**10) as server:
-        ours = config(tmp_path / "us", server={"host": HOST, "port": server.port}, engine={"level": "beginner"},
-                      connection={"backoff_min_s": 0.1, "backoff_max_s": 0.5},
-                      invitations={"max_length": LENGTH, "max_saved": None}, play={"greeting": "", "goodbye": ""})
-        data = ours.model_dump(mode="json")
-        data["store"] = url
-        config_file = tmp_path / "bot.yaml"
-        config_file.write_text(yaml.safe_dump(data))
-        theirs = config(tmp_path / "them", account={"user": "sparring"}, play={"greeting": "", "goodbye": ""},
-                        connection={"backoff_min_s": 0.1, "backoff_max_s": 0.5})
-        decider = FakeDecider(forced={"cube": Cube(False, True)}, hang_s=0.5)
-        sparring = Player(theirs, decider, challenge=Challenge("GnuBot", LENGTH, 1, retry_s=0.5))
-        session = Session(theirs, "sparring", "sparring-pw", sparring, host=HOST, port=server.port,
-                          transcript=transcript_logger(theirs, "sparring"))
-        sparring.attach(session)
-        task = asyncio.create_task(session.run())
-        log = open(tmp_path / "bot.log", "ab")
-        env = {**os.environ, "FIBSBOT_PASSWORD": "our-pw", "PYTHONPATH": str(ROOT)}
-
-        async def start() -> asyncio.subprocess.Process:
-            return await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.cli", "run", str(config_file), "--log-level", "INFO",
-                cwd=tmp_path, env=env, stdout=log, stderr=log)
-
-        def played() -> int:
-            m = sparring.match
-            record_games: list[GameRecord] = list(m.recorder.record.games) if m and m.recorder else []
-            return sum(len(g.actions) for g in record_games)
-
-        async def until(condition: Callable[[], bool], what: str, *, in_match: bool = True) -> None:
-            deadline = time.monotonic() + 120
-            while not condition():
-                assert not (in_match and sparring.results), f"the match ended before {what}"
-                assert time.monotonic() < deadline, f"timed out waiting for {what}"
-                await asyncio.sleep(0.002)
-
-        async def kill(proc: asyncio.subprocess.Process) -> asyncio.subprocess.Process:
-            """Kill us while the opponent decides its move (every line we miss, the server repeats)."""
-            calls = len(decider.calls)
-            decider.hang = {"move"}
-            await until(lambda: "move" in decider.calls[calls:], "the opponent's move decision")
-            proc.kill()
-            await proc.wait()
-            decider.hang = set()
-            return await start()
-
+    async with LiveMatch(tmp_path, LENGTH, seed, store=url) as live:
         # seeded random points, in actions played: kill, outage begins, kill in it, outage ends, kill
         points = sorted(rng.sample(range(4, 70), 5))
-        proc = await start()
         try:
-            await until(lambda: played() >= points[0], "the first kill")
-            proc = await kill(proc)
-            await until(lambda: played() >= points[1], "the outage")
+            await live.start()
+            await live.until(lambda: live.played() >= points[0], "the first kill")
+            await live.kill()
+            await live.until(lambda: live.played() >= points[1], "the outage")
             outage.begin()
-            await until(lambda: played() >= points[2], "the kill in the outage")
-            proc = await kill(proc)
-            await until(lambda: played() >= points[3], "the end of the outage")
+            await live.until(lambda: live.played() >= points[2], "the kill in the outage")
+            await live.kill()
+            await live.until(lambda: live.played() >= points[3], "the end of the outage")
             outage.end()
-            await until(lambda: played() >= points[4], "the last kill")
-            proc = await kill(proc)
-            await asyncio.wait_for(sparring.new_result() if not sparring.results else asyncio.sleep(0), 300)
-            folder = tmp_path / "us" / "records"
-            await until(lambda: not list(folder.glob("*.journal")), "our bot to see the match end", in_match=False)
-            [sgf] = sorted(folder.glob("*.sgf"))
+            await live.until(lambda: live.played() >= points[4], "the last kill")
+            await live.kill()
+            await live.finish()
+            [sgf] = sorted(live.records.glob("*.sgf"))
             mine = load_sgf(sgf)
 
             def caught_up() -> bool:
@@ -201,24 +118,15 @@ async def test_kills_and_outages_leave_database_records_and_server_equal(
                 await asyncio.sleep(0.5)
         finally:
             outage.end()
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
-            log.close()
-            session.close()
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            await sparring.close()
-            close_transcript(session.transcript)
 
-    [result] = sparring.results
+    [result] = live.sparring.results
     assert result.record is not None
     theirs_record = load_sgf(result.record)
     assert mine.is_over() and normalised(mine, 1) == normalised(theirs_record, 0)
     assert "store unavailable" in (tmp_path / "bot.log").read_text(errors="replace")
-    live = stored(url, sgf.name)
-    assert live is not None
-    record, row, game_rows, action_rows = live
+    written = stored(url, sgf.name)
+    assert written is not None
+    record, row, game_rows, action_rows = written
     assert record == mine and normalised(record, 1) == normalised(theirs_record, 0)
     assert len(action_rows) == sum(len(g.actions) for g in mine.games)  # every action once
     assert (row.points_us, row.points_them) == (mine.score()[1], mine.score()[0])
