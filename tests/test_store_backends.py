@@ -32,13 +32,9 @@ def recorded(folder: pathlib.Path, seed: int, count: int) -> list[pathlib.Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for n in range(count):
-        base = random_match(rng.randrange(10**6), rng.choice([1, 3, 5]))
-        record = MatchRecord((rng.choice(["alice", "bob", "carol"]), "GnuBot"), base.length, crawford=base.crawford,
-                             date=base.date, event="FIBS", place="fibs.com")
-        for game in base.games:
-            record.new_game(game.score, game.crawford_game)
-            for action in game.actions:
-                record.games[-1].append(action)
+        seed_n, length = rng.randrange(10**6), rng.choice([1, 3, 5])
+        record = random_match(seed_n, length, players=(rng.choice(["alice", "bob", "carol"]), "GnuBot"),
+                              event="FIBS", place="fibs.com")
         path = folder / f"2026010{n % 9 + 1}-1200{n:02d}-GnuBot-vs-{record.players[0]}-{record.length}.sgf"
         save_sgf(record, path)
         paths.append(path)

@@ -15,7 +15,7 @@ from bot.store.recent import recent
 from bot.store.schema import matches, players, statistics
 from bot.store.store import open_store
 from engine.bench.random_records import random_match
-from engine.records import MatchRecord, save_sgf
+from engine.records import save_sgf
 
 
 def recorded(folder: pathlib.Path, seed: int, count: int) -> list[pathlib.Path]:
@@ -24,13 +24,9 @@ def recorded(folder: pathlib.Path, seed: int, count: int) -> list[pathlib.Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for n in range(count):
-        base = random_match(rng.randrange(10**6), rng.choice([1, 3]))
-        record = MatchRecord((rng.choice(["alice", "bob"]), "GnuBot"), base.length, crawford=base.crawford,
-                             date=base.date, event="FIBS", place="fibs.com")
-        for game in base.games:
-            record.new_game(game.score, game.crawford_game)
-            for action in game.actions:
-                record.games[-1].append(action)
+        seed_n, length = rng.randrange(10**6), rng.choice([1, 3])
+        record = random_match(seed_n, length, players=(rng.choice(["alice", "bob"]), "GnuBot"),
+                              event="FIBS", place="fibs.com")
         path = folder / f"2026010{n + 1}-120000-GnuBot-vs-{record.players[0]}-{record.length}.sgf"
         save_sgf(record, path)
         paths.append(path)

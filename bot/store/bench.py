@@ -26,20 +26,15 @@ from bot.store.schema import matches, statistics
 from bot.store.stats import query
 from bot.store.store import open_store
 from engine.bench.random_records import random_match
-from engine.records import MatchRecord, load, save_sgf
+from engine.records import load, save_sgf
 
 
 def recorded(folder: Path, count: int, seed: int = 1) -> list[Path]:
     """``count`` random 5-point matches as the bot records them (us = player 1)."""
     paths = []
     for n in range(count):
-        base = random_match(seed * 100_003 + n, 5)
-        record = MatchRecord((("alice", "bob", "carol", "dave")[n % 4], "GnuBot"), base.length,
-                             crawford=base.crawford, date=base.date, event="FIBS", place="fibs.com")
-        for game in base.games:
-            record.new_game(game.score, game.crawford_game)
-            for action in game.actions:
-                record.games[-1].append(action)
+        record = random_match(seed * 100_003 + n, 5, players=(("alice", "bob", "carol", "dave")[n % 4], "GnuBot"),
+                              event="FIBS", place="fibs.com")
         path = folder / f"{n:06d}-GnuBot-vs-{record.players[0]}-5.sgf"
         save_sgf(record, path)
         paths.append(path)

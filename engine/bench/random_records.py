@@ -72,13 +72,13 @@ def _annotate(rng: random.Random, action: Action) -> Action:
 
 def random_match(seed: int, length: int = 3, *, crawford: bool = True, jacoby: bool = False,
                  games: int = 3, max_actions: int | None = None,
-                 players: tuple[str, str] = ("alice", "bob")) -> MatchRecord:
+                 players: tuple[str, str] = ("alice", "bob"), event: str = "", place: str = "") -> MatchRecord:
     """A match to ``length`` (or a money session of ``games`` games) of random legal play.
 
     With ``max_actions`` the record stops there, usually inside a game (left unfinished).
     """
     rng = random.Random(seed)
-    record = MatchRecord(players, length, crawford=crawford, jacoby=jacoby)
+    record = MatchRecord(players, length, crawford=crawford, jacoby=jacoby, event=event, place=place)
     count = 0
     while not record.is_over() and (length or len(record.games) < games or record.games[-1].result is None):
         if max_actions is not None and count >= max_actions:
