@@ -3,7 +3,7 @@
 gnubg 1.07 is a third-party client of the external-player protocol: ``set
 player N external HOST:PORT`` makes it connect to a socket and ask it for
 every decision of player N. Here it connects, through a logging proxy, to
-``fibsbot serve --external`` (a subprocess, one per level) and plays seeded
+``fibsbot serve --external`` (a subprocess, one per level and money rules) and plays seeded
 held-out setups against its own player at 0 or 2 plies: matches of 1 to 11
 points, our side as player 0 or 1, our level Expert, World class or a noisy
 one, and money sessions (``set automatic game off``, ``new session``, ``new
@@ -16,24 +16,33 @@ Found by experiment with gnubg 1.07 as the client (``gnubg -t -q``):
   per decision: ``board:...`` (52 tokens), an LF and a NUL byte, then waits for
   one reply line. It sends nothing else (no ``version``, no options).
 - The board is from the deciding side's view (you = the side to decide) for
-  either seat; the two names are ``gnubg:root`` (its two players' default
-  names) whichever seat is ours, swapped to ``root:gnubg`` for a take decision.
+  either seat; the two names are its players' (player 0, player 1: ``gnubg``
+  and the login name) in that order whichever seat decides, swapped for a take
+  decision. No session options follow the board, so ``fibsbot serve`` must run
+  with gnubg's money rules (``--jacoby``, ``--beavers``): a ``beaver`` after
+  ``set beavers 0`` is refused ("Beavers are disabled (see `help set
+  beavers')."; in a match: "Beavers and Raccoons are not permitted during match
+  play.") and the game waits for an answer that never comes.
 - A move request carries the dice in the "you" tokens; it is also sent when
   there is no legal play (we answer the empty line and gnubg records the dance).
 - Before each of our rolls with the cube available to us it sends the board
   without dice (``double``/``roll``); after the other side doubles, the board
-  with the doubled token set, turn = the doubler (``take``/``drop``/``beaver``).
+  with the doubled token set, turn = the doubler (``take``/``drop``/``beaver``;
+  after a beaver and the other side's raccoon, the same again at the higher cube).
 - Resignations never reach the socket: gnubg answers a resignation its own
   player offers to the external one itself (``root declines the single
   game``), and never asks the external player whether to resign.
-- A reply it cannot use is not reported: an unknown word or ``roll`` to a
-  move request crashes gnubg 1.07 (exit 139); an illegal play such as ``24/1``
-  is not refused. So each run is checked against the record gnubg saves: every
-  play and cube action of our side in the ``.sgf`` (read back by
-  :mod:`engine.records`) must be the reply our socket gave, in order; gnubg
-  must exit 0, print no complaint and finish the match (``has won the match``)
-  or every game of the session; every request must get one reply of the kind
-  it asks for.
+- Its output names the players ``gnubg`` (player 0) and the login name
+  (player 1) whoever plays them, and prints its own player's plays only.
+- Other replies it cannot use are not reported: an unknown word or ``roll`` to
+  a move request crashes gnubg 1.07 (exit 139); an illegal play such as
+  ``24/1`` is taken without a word and recorded as no move (the record then
+  does not load); ``accept`` to a take request is read as a take. So each run
+  is checked against the record gnubg saves: every play and cube action of our
+  side in the ``.sgf`` (read back by :mod:`engine.records`) must be the reply
+  our socket gave, in order; gnubg must exit 0, print no complaint or refusal
+  and finish the match (``has won the match``) or every game of the session;
+  every request must get one reply of the kind it asks for.
 """
 
 from __future__ import annotations
@@ -60,7 +69,7 @@ SEED = 31  # the tests use others
 # what gnubg 1.07 prints when it refuses a reply (the game then waits for an answer that never comes)
 REFUSALS = ("not permitted", "are disabled", "not allowed", "illegal", "invalid", "unknown", "error")
 MOVE_KINDS = {"move": ("move", "dance"), "cube": ("double", "roll"), "take": ("take", "drop", "beaver"),
-              "resign": ("accept", "reject")}
+              "resign": ("accept", "reject"), "other": ()}
 
 
 @dataclass(frozen=True)
@@ -166,11 +175,16 @@ class Proxy:
 
 
 def request_kind(line: str) -> str:
-    """What a board request asks, by gnubg's reading: resign, take, move or cube."""
+    """What a board request asks, by gnubg's reading: resign, take, move or cube (other: not a board line)."""
     words = line.split()
+    if not words or not words[0].startswith("board:"):
+        return "other"
     if "resignation" in (w.lower() for w in words[1:]):
         return "resign"
-    tokens = [int(v) for v in words[0].split(":")[3:]] + [0] * 50
+    try:
+        tokens = [int(v) for v in words[0].split(":")[3:]] + [0] * 50
+    except ValueError:
+        return "other"
     if tokens[37] or not (tokens[35] or tokens[36]):
         return "take"
     return "move" if tokens[30] and tokens[31] else "cube"
