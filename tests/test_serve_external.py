@@ -94,6 +94,18 @@ async def test_two_requests_in_one_write_are_both_answered(server: tuple[Externa
     assert replies == ["\tNo help information available", "8/5* 6/5 ", "\tNo help information available"]
 
 
+async def test_the_nul_byte_gnubg_ends_each_request_with_is_dropped(server: tuple[ExternalServer, int]) -> None:
+    # gnubg 1.07 as an external-player client writes each board line, LF, then a NUL byte
+    _, port = server
+    r, w = await connect(port)
+    assert await ask(r, w, OPENING_31.encode() + b"\n\0") == ["8/5* 6/5 "]
+    assert await ask(r, w, OPENING_31.encode() + b"\n\0") == ["8/5* 6/5 "]  # not read as "\0board:..."
+    w.write(b"\0")  # a NUL on its own, as the tail of a request split over two reads
+    assert await ask(r, w, b"help\n\0") == ["\tNo help information available"]
+    assert await ask(r, w, b"version\n", 4) == VERSION_REPLY.split("\n")  # no reply was left over
+    w.close()
+
+
 async def test_long_lines_random_bytes_and_slow_clients(server: tuple[ExternalServer, int]) -> None:
     _, port = server
     r, w = await connect(port)

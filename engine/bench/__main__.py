@@ -6,6 +6,7 @@
     python -m engine.bench api [--positions N]
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench serve [--positions 200 --scale 1]
+    python -m engine.bench gnubg-client [--matches 12 --seed 31 --level L]
     python -m engine.bench equal-time [--positions N --trials T --matches M --time-ratio R]
     python -m engine.bench --signature
     python -m engine.bench --list            every developer tool with its command
@@ -19,7 +20,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.bench import api, decide, equal_time, equal_time_match, eval, movegen, parity, serve
+from engine.bench import api, decide, equal_time, equal_time_match, eval, gnubg_client, movegen, parity, serve
 from engine.levels import DEFAULT_TRIALS
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
@@ -30,6 +31,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "parity": parity.run_parity,
     "signature": decide.run_signature,
     "serve": serve.run_serve,
+    "gnubg-client": gnubg_client.run_gnubg_client,
     "equal-time": lambda args: equal_time.run_equal_time(args, equal_time_match.run_matches),
 }
 
@@ -43,6 +45,8 @@ TOOLS: tuple[tuple[str, str], ...] = (
     ("python -m engine.bench api [--positions N]", "the Python API's speed on fresh positions against gnubg's"),
     ("python -m engine.bench parity [--levels L] [--scale 0.1]", "decision parity with the gnubg package"),
     ("python -m engine.bench serve [--positions 300]", "Debian gnubg's external socket against our socket and HTTP"),
+    ("python -m engine.bench gnubg-client [--matches 12 --seed 31 --level L]",
+     "Debian gnubg as a client plays whole matches with our socket as one side's brain"),
     ("python -m engine.bench equal-time [--positions N --trials T --time-ratio R]",
      "thinking-time play against gnubg World class at gnubg's own time, judged by rollouts"),
     ("python -m bot.cli.startup_bench [-n 21]", "cold start of fibsbot --version and hint against gnubg's hint"),
@@ -76,7 +80,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                         help="equal-time: rollout trials per judged decision")
     parser.add_argument("--time-ratio", type=float, default=1.0, help="equal-time: our budget over gnubg's time")
-    parser.add_argument("--matches", type=int, default=0, help="equal-time: pairs of 7-point matches against gnubg")
+    parser.add_argument("--matches", type=int, default=0,
+                        help="equal-time: pairs of 7-point matches against gnubg; gnubg-client: runs (default 12)")
+    parser.add_argument("--seed", type=int, default=gnubg_client.SEED, help="gnubg-client: the setups' seed")
+    parser.add_argument("--level", default="", help="gnubg-client: our level in every run (default: varied)")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
     parser.add_argument("--list", action="store_true", help="list every developer tool with its command")
     args = parser.parse_args(argv)

@@ -123,12 +123,12 @@ def http_asker(port: int) -> Callable[[], Callable[[str], str]]:
     return factory
 
 
-def start_ours(level: str) -> tuple[subprocess.Popen[bytes], int, int]:
+def start_ours(level: str, *options: str) -> tuple[subprocess.Popen[bytes], int, int]:
     ext, web = free_port(), free_port()
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{ext}",
-                             "--http", f"127.0.0.1:{web}", "--level", level, "--queue", "1000"],
+                             "--http", f"127.0.0.1:{web}", "--level", level, "--queue", "1000", *options],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     for port in (ext, web):
