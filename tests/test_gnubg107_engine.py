@@ -16,7 +16,7 @@ import shutil
 import numpy as np
 import pytest
 
-from bot.serve.emulation import EXTERNAL_FLAVOUR, Emulation, emulation
+from bot.serve.emulation import DEBIAN_WEIGHTS, EXTERNAL_FLAVOUR, Emulation, emulation
 from engine import Engine, Position
 from engine.data import GNUBG_107_WEIGHTS, packaged_data_dir, packaged_gnubg107_weights
 
@@ -36,6 +36,11 @@ def test_shipped_weights_load_verified() -> None:
     assert packaged_gnubg107_weights().read_bytes()[4:8] == bytes([0, 0, 0x80, 0x3F])  # version 1.00 as shipped
     assert engine.kernel.endswith("-rcp") or engine.kernel == "generic"
     assert not Engine().kernel.endswith("-rcp")
+
+
+@pytest.mark.skipif(not DEBIAN_WEIGHTS.is_file(), reason="Debian's gnubg is not installed (apt-get install gnubg)")
+def test_shipped_weights_equal_debians() -> None:
+    assert packaged_gnubg107_weights().read_bytes() == DEBIAN_WEIGHTS.read_bytes()
 
 
 def test_every_kernel_gives_the_same_bits(monkeypatch: pytest.MonkeyPatch) -> None:
