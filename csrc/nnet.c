@@ -86,11 +86,13 @@ static void output_layer_generic(const bg_net *net, const float *h, float *out)
     output_layer_sums(net, h, out, 0);
 }
 
+#ifdef BG_X86
 /* gnubg 1.07's SSE build combines the four partial sums as (s0 + s1) + (s2 + s3). */
 static void output_layer_107(const bg_net *net, const float *h, float *out)
 {
     output_layer_sums(net, h, out, 1);
 }
+#endif
 
 /* The hidden sigmoid on the sums h, then the output layer. */
 static void finish_generic(const bg_net *net, float *h, float *out)
