@@ -611,8 +611,10 @@ bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const c
     e->forward = bg_forward_select();
     bg_escape_tables_init(&e->esc, bg_forward_isa(e->forward) == BG_ISA_AVX512);
     e->esc.home_occupied = e->nets.digest == BG_WEIGHTS_DIGEST_1_00;
-    if (e->esc.home_occupied) /* gnubg 1.07's weights: its SSE build's arithmetic too */
+    if (e->esc.home_occupied) { /* gnubg 1.07's weights: its build's arithmetic too */
         e->forward = bg_forward_rcp(e->forward);
+        e->os.sums107 = 1;
+    }
     return e;
 fail:
     bg_engine_free(e);
