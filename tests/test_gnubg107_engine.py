@@ -2,8 +2,9 @@
 
 Loaded with 1.07's weights (engine/gnubg_data/gnubg-1.07.wd, format 1.00) the
 engine evaluates its nets as Debian's gnubg 1.07 does (its SSE build: the
-hidden sigmoid by approximate reciprocal, the output sums paired (0+1)+(2+3));
-every kernel of the CPU gives the same bits. ``fibsbot serve --external``
+hidden sigmoid by approximate reciprocal, the output sums paired (0+1)+(2+3))
+and adds its one-sided bear-off sums term by term; every kernel of the CPU gives
+the same bits. ``fibsbot serve --external``
 answers as gnubg 1.07 by default (bot.serve.emulation). The comparison with
 Debian's gnubg itself is tests/test_serve_gnubg.py.
 """

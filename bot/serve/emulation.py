@@ -5,9 +5,10 @@ and most x86 builds: gnubg 1.07), so by default it answers as gnubg 1.07: the
 package's copy of 1.07's weights (``engine/gnubg_data/gnubg-1.07.wd``, the file
 Debian installs as /usr/lib/gnubg/gnubg.wd) with the ``gnubg-1.07`` flavour
 (cube efficiencies, the ranking of equal plays). Loaded with these weights the
-engine also takes two rules of 1.07's code: its hitting input, and its SSE
-build's hidden sigmoid by approximate reciprocal (csrc/nnet.c); together they
-reproduce Debian gnubg's evaluations to the digits it prints.
+engine also takes three rules of 1.07's code: its hitting input, its SSE
+build's net arithmetic (the hidden sigmoid by approximate reciprocal, the output
+sums paired: csrc/nnet.c) and its one-sided bear-off sums (csrc/bearoff.c);
+together they reproduce Debian gnubg's evaluations to the bit, and its plays.
 ``--flavour gnubg-1.1`` gives the package's newer weights (gnubg >= 1.08's)
 with gnubg 1.1's flavour; ``--gnubg-weights FILE`` loads another weights file
 (format 1.00 or 1.01). The HTTP API keeps the library's default (the newer
