@@ -333,6 +333,21 @@ static float tri_sum(const float *a, dist_span sa, const float *b, dist_span sb,
     return w;
 }
 
+/* The same sum as gnubg 1.07's build computes it: one float, term by term in
+ * (i, j) order. The bits differ from tri_sum's in the last place now and then,
+ * which decides between plays that otherwise tie (a lost position whose plays
+ * all score -1 but one of them 1 ulp above): found by experiment, Debian's
+ * gnubg picks its plays in such positions as this sum orders them
+ * (tests/test_serve_gnubg.py). */
+static float tri_sum_107(const float *a, const float *b, int off)
+{
+    float w = 0.0f;
+    for (int i = 0; i < 32; i++)
+        for (int j = i + off; j < 32; j++)
+            w = w + a[i] * b[j];
+    return w;
+}
+
 void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5])
 {
     unsigned short p0r[32], g0r[32], p1r[32], g1r[32];
@@ -346,11 +361,20 @@ void bg_bearoff_os_eval(const bg_bearoff_os *db, const bg_board b, float out[5])
         g1[i] = BG_DIVC(g1r[i], 65535);
     }
     dist_span sp0 = span_of(p0r), sp1 = span_of(p1r);
-    float win = tri_sum(p1, sp1, p0, sp0, 0);
-    float wg = 0.0f, lg = 0.0f;
-    if (side_total(b[0]) == 15 || side_total(b[1]) == 15) {
-        wg = tri_sum(p1, sp1, g0, span_of(g0r), 0);
-        lg = tri_sum(p0, sp0, g1, span_of(g1r), 1);
+    float win, wg = 0.0f, lg = 0.0f;
+    int gammons = side_total(b[0]) == 15 || side_total(b[1]) == 15;
+    if (db->sums107) {
+        win = tri_sum_107(p1, p0, 0);
+        if (gammons) {
+            wg = tri_sum_107(p1, g0, 0);
+            lg = tri_sum_107(p0, g1, 1);
+        }
+    } else {
+        win = tri_sum(p1, sp1, p0, sp0, 0);
+        if (gammons) {
+            wg = tri_sum(p1, sp1, g0, span_of(g0r), 0);
+            lg = tri_sum(p0, sp0, g1, span_of(g1r), 1);
+        }
     }
     out[0] = win;
     out[1] = wg;

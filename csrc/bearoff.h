@@ -15,6 +15,7 @@ typedef struct {
     int gammon, compressed;
     unsigned int n_pos;
     uint64_t digest; /* bg_file_digest of the whole file */
+    int sums107;     /* bg_bearoff_os_eval sums as gnubg 1.07 (set with 1.07's weights) */
 } bg_bearoff_os;
 
 typedef struct {

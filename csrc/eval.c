@@ -582,10 +582,11 @@ bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const c
     }
     if (bg_netset_load(&e->nets, weights_path, err, errlen))
         goto fail;
-    if ((flags & BG_LOAD_VERIFY) && e->nets.digest != BG_WEIGHTS_DIGEST_1_01) {
+    if ((flags & BG_LOAD_VERIFY) && e->nets.digest != BG_WEIGHTS_DIGEST_1_01 &&
+        e->nets.digest != BG_WEIGHTS_DIGEST_1_00) {
         bg_file_error(err, errlen, weights_path,
-                      "contents differ from gnubg's 1.01 weights (digest %016llx); the file is "
-                      "corrupt or not gnubg's",
+                      "contents differ from gnubg's weights (1.01, or 1.00 of gnubg 1.07; digest "
+                      "%016llx); the file is corrupt or not gnubg's",
                       (unsigned long long)e->nets.digest);
         goto fail;
     }
@@ -610,6 +611,10 @@ bg_engine *bg_engine_load(const char *weights_path, const char *os_path, const c
     e->forward = bg_forward_select();
     bg_escape_tables_init(&e->esc, bg_forward_isa(e->forward) == BG_ISA_AVX512);
     e->esc.home_occupied = e->nets.digest == BG_WEIGHTS_DIGEST_1_00;
+    if (e->esc.home_occupied) { /* gnubg 1.07's weights: its build's arithmetic too */
+        e->forward = bg_forward_rcp(e->forward);
+        e->os.sums107 = 1;
+    }
     return e;
 fail:
     bg_engine_free(e);

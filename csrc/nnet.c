@@ -64,7 +64,7 @@ float bg_sigmoid(float z)
 /* Output sums as the reference build computes them: four partial sums over
  * hidden units k = L mod 4, combined as (s0 + s2) + (s1 + s3), then added to
  * the threshold (a 4-lane vectorised reduction). */
-static void output_layer_generic(const bg_net *net, const float *h, float *out)
+static inline void output_layer_sums(const bg_net *net, const float *h, float *out, int pairs01)
 {
     float s[4][BG_NET_OUT_LANES];
     memset(s, 0, sizeof s);
@@ -75,10 +75,24 @@ static void output_layer_generic(const bg_net *net, const float *h, float *out)
     }
     float nb = -net->beta_output;
     for (int o = 0; o < net->n_out; o++) {
-        float r = net->th_out[o] + ((s[0][o] + s[2][o]) + (s[1][o] + s[3][o]));
+        float r = net->th_out[o] + (pairs01 ? (s[0][o] + s[1][o]) + (s[2][o] + s[3][o])
+                                            : (s[0][o] + s[2][o]) + (s[1][o] + s[3][o]));
         out[o] = bg_sigmoid(nb * r);
     }
 }
+
+static void output_layer_generic(const bg_net *net, const float *h, float *out)
+{
+    output_layer_sums(net, h, out, 0);
+}
+
+#ifdef BG_X86
+/* gnubg 1.07's SSE build combines the four partial sums as (s0 + s1) + (s2 + s3). */
+static void output_layer_107(const bg_net *net, const float *h, float *out)
+{
+    output_layer_sums(net, h, out, 1);
+}
+#endif
 
 /* The hidden sigmoid on the sums h, then the output layer. */
 static void finish_generic(const bg_net *net, float *h, float *out)
@@ -153,10 +167,10 @@ static void finish_sse2(const bg_net *net, float *h, float *out)
         out[o] = bg_sigmoid(no * r[o]);
 }
 
-static void forward_sse2(const bg_net *net, const int *idx, const float *val, int m, float *out)
+/* The hidden sums (thresholds plus the weighted inputs, in input order) into h. */
+static inline void sums_sse2(const bg_net *net, const int *idx, const float *val, int m, float *h)
 {
     const int nh = net->n_hidden;
-    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(16)));
     for (int base = 0; base < nh; base += 32) {
         int nv = (nh - base) / 4;
         if (nv > 8)
@@ -200,6 +214,12 @@ static void forward_sse2(const bg_net *net, const int *idx, const float *val, in
                 _mm_store_ps(h + base + 4 * v, a[v]);
         }
     }
+}
+
+static void forward_sse2(const bg_net *net, const int *idx, const float *val, int m, float *out)
+{
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(16)));
+    sums_sse2(net, idx, val, m, h);
     finish_sse2(net, h, out);
 }
 
@@ -233,8 +253,8 @@ __attribute__((target("avx2"))) static inline void output_sigmoid_avx2(const bg_
 
 /* Output layer with 4 partial sums per output (see output_layer_generic),
  * the 5 outputs in the lanes of one vector. */
-__attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net, const float *h,
-                                                             float *out)
+__attribute__((target("avx2"))) static inline void output_sums_avx2(const bg_net *net, const float *h,
+                                                                    float *out, int pairs01)
 {
     const int nh = net->n_hidden;
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
@@ -245,9 +265,15 @@ __attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net,
         s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(h[k + 2]), _mm256_load_ps(v + 16)));
         s3 = _mm256_add_ps(s3, _mm256_mul_ps(_mm256_set1_ps(h[k + 3]), _mm256_load_ps(v + 24)));
     }
-    __m256 r = _mm256_add_ps(_mm256_loadu_ps(net->th_out),
-                             _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3)));
-    output_sigmoid_avx2(net, r, out);
+    __m256 sum = pairs01 ? _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3))
+                         : _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
+    output_sigmoid_avx2(net, _mm256_add_ps(_mm256_loadu_ps(net->th_out), sum), out);
+}
+
+__attribute__((target("avx2"))) static void output_layer_avx2(const bg_net *net, const float *h,
+                                                             float *out)
+{
+    output_sums_avx2(net, h, out, 0);
 }
 
 __attribute__((target("avx2"))) static void finish_avx2(const bg_net *net, float *h, float *out)
@@ -258,11 +284,11 @@ __attribute__((target("avx2"))) static void finish_avx2(const bg_net *net, float
     output_layer_avx2(net, h, out);
 }
 
-__attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const int *idx,
-                                                         const float *val, int m, float *out)
+/* The hidden sums (thresholds plus the weighted inputs, in input order) into h. */
+__attribute__((target("avx2"))) static inline void sums_avx2(const bg_net *net, const int *idx,
+                                                             const float *val, int m, float *h)
 {
     const int nh = net->n_hidden;
-    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(32)));
     for (int base = 0; base < nh; base += 64) {
         int nv = (nh - base) / 8;
         if (nv > 8)
@@ -307,7 +333,82 @@ __attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, cons
                 _mm256_store_ps(h + base + 8 * v, a[v]);
         }
     }
+}
+
+__attribute__((target("avx2"))) static void forward_avx2(const bg_net *net, const int *idx,
+                                                         const float *val, int m, float *out)
+{
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(32)));
+    sums_avx2(net, idx, val, m, h);
     finish_avx2(net, h, out);
+}
+
+/* ---- gnubg 1.07's SSE build: the hidden sigmoid by approximate reciprocal ----
+ *
+ * Debian's gnubg 1.07 (x86-64, SSE) computes the hidden layer's sigmoid four
+ * units at a time as r = RCPPS(1 + e[i] * ((x1 - i) + 10)), with x1 = 10 *
+ * min(|z|, 10), i = trunc(x1) and e the table of bg_sigmoid (e[100] = e[99]);
+ * S(z) = r for z > 0, 1 - r otherwise. RCPPS is the processor's approximate
+ * reciprocal (relative error below 1.5 * 2^-12), so hidden values differ from
+ * the division's by up to ~1e-4 and the outputs by up to ~1e-3. The output
+ * layer keeps the scalar sigmoid, and sums the four partial sums as (s0 + s1)
+ * + (s2 + s3) (output_layer_107). Found by experiment: 0-ply evaluations of
+ * race, contact and crashed positions by Debian's gnubg equal this to the 6
+ * printed digits (tests/test_serve_gnubg.py). The AVX and SSE forms of the
+ * instruction give the same values (checked over [1, 20000] on Intel). */
+__attribute__((target("avx2"))) static inline __m256 sigmoid_rcp_avx2(__m256 z)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), ten = _mm256_set1_ps(10.0f);
+    __m256 x1 = _mm256_mul_ps(_mm256_min_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), z), ten), ten);
+    __m256i i = _mm256_cvttps_epi32(x1);
+    __m256 e = _mm256_i32gather_ps(bg_sigmoid_exp_table, i, 4);
+    __m256 d = _mm256_add_ps(_mm256_sub_ps(x1, _mm256_cvtepi32_ps(i)), ten);
+    __m256 r = _mm256_rcp_ps(_mm256_add_ps(_mm256_mul_ps(e, d), one));
+    return _mm256_blendv_ps(_mm256_sub_ps(one, r), r, _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_GT_OQ));
+}
+
+__attribute__((target("avx2"))) static void finish_avx2_rcp(const bg_net *net, float *h, float *out)
+{
+    const __m256 nb = _mm256_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < net->n_hidden; k += 8)
+        _mm256_store_ps(h + k, sigmoid_rcp_avx2(_mm256_mul_ps(nb, _mm256_load_ps(h + k))));
+    output_sums_avx2(net, h, out, 1);
+}
+
+__attribute__((target("avx2"))) static void forward_avx2_rcp(const bg_net *net, const int *idx,
+                                                             const float *val, int m, float *out)
+{
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(32)));
+    sums_avx2(net, idx, val, m, h);
+    finish_avx2_rcp(net, h, out);
+}
+
+/* The same on SSE2 (no gather: the table read lane by lane). */
+static void finish_sse2_rcp(const bg_net *net, float *h, float *out)
+{
+    const __m128 one = _mm_set1_ps(1.0f), ten = _mm_set1_ps(10.0f);
+    const __m128 nb = _mm_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < net->n_hidden; k += 4) {
+        __m128 z = _mm_mul_ps(nb, _mm_load_ps(h + k));
+        __m128 x1 = _mm_mul_ps(_mm_min_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), z), ten), ten);
+        __m128i i = _mm_cvttps_epi32(x1);
+        int n[4] __attribute__((aligned(16)));
+        _mm_store_si128((__m128i *)n, i);
+        __m128 e = _mm_setr_ps(bg_sigmoid_exp_table[n[0]], bg_sigmoid_exp_table[n[1]],
+                               bg_sigmoid_exp_table[n[2]], bg_sigmoid_exp_table[n[3]]);
+        __m128 d = _mm_add_ps(_mm_sub_ps(x1, _mm_cvtepi32_ps(i)), ten);
+        __m128 r = _mm_rcp_ps(_mm_add_ps(_mm_mul_ps(e, d), one));
+        __m128 pos = _mm_cmpgt_ps(z, _mm_setzero_ps());
+        _mm_store_ps(h + k, _mm_or_ps(_mm_and_ps(pos, r), _mm_andnot_ps(pos, _mm_sub_ps(one, r))));
+    }
+    output_layer_107(net, h, out);
+}
+
+static void forward_sse2_rcp(const bg_net *net, const int *idx, const float *val, int m, float *out)
+{
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(16)));
+    sums_sse2(net, idx, val, m, h);
+    finish_sse2_rcp(net, h, out);
 }
 
 /* AVX-512: 16 hidden units per vector, all 128 in 8 registers. */
@@ -475,9 +576,26 @@ __attribute__((target("avx512f"))) static void pair128_avx512(const bg_net *net,
     _mm512_mask_storeu_ps(out2, 0x1f, sigmoid_avx512(output_z_avx512(net, acc2, acc42)));
 }
 
+/* AVX-512's hidden sums (the same floats), 1.07's sigmoid in AVX2: RCP14PS
+ * is not RCPPS. */
+__attribute__((target("avx512f"))) static void forward_avx512_rcp(const bg_net *net, const int *idx,
+                                                                 const float *val, int m, float *out)
+{
+    float h[BG_NET_MAX_HIDDEN] __attribute__((aligned(64)));
+    if (net->n_hidden == 128)
+        sums128_avx512(net, idx, val, m, h);
+    else
+        sums_avx2(net, idx, val, m, h);
+    finish_avx2_rcp(net, h, out);
+}
+
 void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
 {
-    if (f == forward_avx512 && net->n_hidden % 8 == 0)
+    if (f == forward_avx2_rcp || f == forward_avx512_rcp)
+        finish_avx2_rcp(net, h, out);
+    else if (f == forward_sse2_rcp)
+        finish_sse2_rcp(net, h, out);
+    else if (f == forward_avx512 && net->n_hidden % 8 == 0)
         finish_avx512(net, h, out);
     else if (f == forward_avx512 || f == forward_avx2)
         finish_avx2(net, h, out);
@@ -489,16 +607,28 @@ void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
 
 int bg_forward_isa(bg_forward_fn f)
 {
-    return f == forward_avx512 ? BG_ISA_AVX512
-           : f == forward_avx2 ? BG_ISA_AVX2
-           : f == forward_sse2 ? BG_ISA_SSE2
-                               : BG_ISA_GENERIC;
+    return f == forward_avx512 || f == forward_avx512_rcp ? BG_ISA_AVX512
+           : f == forward_avx2 || f == forward_avx2_rcp ? BG_ISA_AVX2
+           : f == forward_sse2 || f == forward_sse2_rcp ? BG_ISA_SSE2
+                                                        : BG_ISA_GENERIC;
 }
 
 const char *bg_forward_name(bg_forward_fn f)
 {
     static const char *const names[] = {"generic", "sse2", "avx2", "avx512"};
+    if (f == forward_avx512_rcp)
+        return "avx512-rcp";
+    if (f == forward_avx2_rcp)
+        return "avx2-rcp";
+    if (f == forward_sse2_rcp)
+        return "sse2-rcp";
     return names[bg_forward_isa(f)];
+}
+
+bg_forward_fn bg_forward_rcp(bg_forward_fn f)
+{
+    int isa = bg_forward_isa(f);
+    return isa == BG_ISA_AVX512 ? forward_avx512_rcp : isa == BG_ISA_AVX2 ? forward_avx2_rcp : forward_sse2_rcp;
 }
 
 /* FIBSBOT_KERNEL=generic|sse2|avx2 forces a kernel (tests, benchmarks). */
@@ -529,6 +659,9 @@ void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
 }
 
 bg_forward_fn bg_forward_select(void) { return bg_forward_generic; }
+
+/* no approximate reciprocal off x86: the division's values */
+bg_forward_fn bg_forward_rcp(bg_forward_fn f) { return f; }
 
 int bg_forward_isa(bg_forward_fn f)
 {

@@ -52,7 +52,10 @@ typedef void (*bg_forward_fn)(const bg_net *net, const int *idx, const float *va
 /* Picks the fastest kernel the CPU supports: AVX-512, AVX2, else SSE2 (the
  * x86-64 baseline) or portable C elsewhere. */
 bg_forward_fn bg_forward_select(void);
-/* "avx512", "avx2", "sse2" or "generic". */
+/* The kernel of gnubg 1.07's SSE build for the instruction set of f: the
+ * hidden sigmoid by the approximate reciprocal (nnet.c); x86 only (elsewhere f). */
+bg_forward_fn bg_forward_rcp(bg_forward_fn f);
+/* "avx512", "avx2", "sse2", "generic", or "avx2-rcp", "sse2-rcp" (bg_forward_rcp). */
 const char *bg_forward_name(bg_forward_fn f);
 /* The instruction set of kernel f, for code that must use the same one. */
 enum { BG_ISA_GENERIC, BG_ISA_SSE2, BG_ISA_AVX2, BG_ISA_AVX512 };

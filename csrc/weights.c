@@ -161,13 +161,9 @@ static int load_binary(bg_netset *set, const char *path, const unsigned char *bu
         bg_file_error(err, errlen, path, "truncated: %zu bytes, no complete header", len);
         return -1;
     }
-    if (memcmp(buf + 4, wd_v100, 4) == 0) {
-        bg_file_error(err, errlen, path,
-                      "weights version 1.00 (gnubg 1.07 and older) is not supported; need 1.01");
-        return -1;
-    }
-    if (memcmp(buf + 4, wd_v101, 4) != 0) {
-        bg_file_error(err, errlen, path, "unsupported binary weights version %g (need 1.01)",
+    /* 1.00 (gnubg 1.07 and older) has 1.01's layout */
+    if (memcmp(buf + 4, wd_v101, 4) != 0 && memcmp(buf + 4, wd_v100, 4) != 0) {
+        bg_file_error(err, errlen, path, "unsupported binary weights version %g (need 1.00 or 1.01)",
                       (double)rd_f32(buf + 4));
         return -1;
     }
@@ -312,13 +308,9 @@ static int load_text(bg_netset *set, const char *path, const unsigned char *buf,
     size_t vlen = (size_t)(eol - c.p);
     while (vlen && (c.p[vlen - 1] == '\r' || c.p[vlen - 1] == ' '))
         vlen--;
-    if (!(vlen == 4 && memcmp(c.p, "1.01", 4) == 0)) {
-        if (vlen == 4 && memcmp(c.p, "1.00", 4) == 0)
-            bg_file_error(err, errlen, path,
-                          "weights version 1.00 (gnubg 1.07 and older) is not supported; need 1.01");
-        else
-            bg_file_error(err, errlen, path, "unsupported weights version '%.*s' (need 1.01)",
-                          (int)(vlen > 20 ? 20 : vlen), c.p);
+    if (!(vlen == 4 && (memcmp(c.p, "1.01", 4) == 0 || memcmp(c.p, "1.00", 4) == 0))) {
+        bg_file_error(err, errlen, path, "unsupported weights version '%.*s' (need 1.00 or 1.01)",
+                      (int)(vlen > 20 ? 20 : vlen), c.p);
         return -1;
     }
     c.p = eol;

@@ -9,7 +9,10 @@ silently replaced by another folder):
    published weights, bearoff databases and MET, GPL like the project).
 
 Weights: the binary ``gnubg.wd`` is preferred to the text ``gnubg.weights``
-(both load to identical nets). A missing file raises
+(both load to identical nets). ``weights=`` names another weights file (a
+path, or a name in the folder), e.g. :data:`GNUBG_107_WEIGHTS`: the package
+also ships gnubg 1.07's weights (older contact and crashed nets, the same race
+and pruning nets), with which the engine answers like Debian's gnubg 1.07. A missing file raises
 :class:`engine.errors.DataFileError` naming the file and where it was sought.
 
 >>> files = locate()
@@ -30,6 +33,8 @@ WEIGHTS_NAMES = ("gnubg.wd", "gnubg.weights")
 BEAROFF_OS_NAME = "gnubg_os0.bd"
 BEAROFF_TS_NAME = "gnubg_ts0.bd"
 MET_NAME = "met/Kazaross-XG2.xml"
+GNUBG_107_WEIGHTS = "gnubg-1.07.wd"
+"""gnubg 1.07's binary weights (format 1.00), as Debian's gnubg package installs them."""
 
 
 @dataclass(frozen=True)
@@ -75,18 +80,32 @@ def find_file(names: str | tuple[str, ...], data_dir: str | os.PathLike[str] | N
     raise DataFileError(f"{' or '.join(names)}: not found (looked in {_where(dirs)})")
 
 
-def locate(data_dir: str | os.PathLike[str] | None = None) -> DataFiles:
-    """Finds weights and bearoff databases (all from the same folder), and the MET if present."""
+def packaged_gnubg107_weights() -> Path:
+    """gnubg 1.07's weights as the package ships them."""
+    return packaged_data_dir() / GNUBG_107_WEIGHTS
+
+
+def locate(data_dir: str | os.PathLike[str] | None = None,
+           weights: str | os.PathLike[str] | None = None) -> DataFiles:
+    """Finds weights and bearoff databases (all from the same folder), and the MET if present.
+    ``weights``: a weights file to use instead (a path with a folder, or a name looked up
+    in the folder)."""
     dirs = search_dirs(data_dir)
     for folder in dirs:
-        weights = next((folder / n for n in WEIGHTS_NAMES if (folder / n).is_file()), None)
-        if weights is None:
-            continue
+        if weights is not None:
+            chosen = Path(weights) if Path(weights).parent != Path(".") else folder / weights
+            if not chosen.is_file():
+                raise DataFileError(f"{chosen}: not found")
+        else:
+            found = next((folder / n for n in WEIGHTS_NAMES if (folder / n).is_file()), None)
+            if found is None:
+                continue
+            chosen = found
         for name in (BEAROFF_OS_NAME, BEAROFF_TS_NAME):
             if not (folder / name).is_file():
-                raise DataFileError(f"{folder / name}: not found (the weights are in {folder})")
+                raise DataFileError(f"{folder / name}: not found (the bearoff databases are sought in {folder})")
         met = folder / MET_NAME
-        return DataFiles(weights, folder / BEAROFF_OS_NAME, folder / BEAROFF_TS_NAME,
+        return DataFiles(chosen, folder / BEAROFF_OS_NAME, folder / BEAROFF_TS_NAME,
                          met if met.is_file() else None)
     raise DataFileError(f"{' or '.join(WEIGHTS_NAMES)}: not found (looked in {_where(dirs)})")
 

@@ -70,13 +70,16 @@ class Engine:
 
     ``verify`` checks every file against the digest of gnubg's published file (a
     corrupt file is an error, not wrong answers); turn it off to load other
-    weights of the same format. ``cache_log2`` sizes the shared position cache
+    weights of the same format. ``weights`` picks another weights file (see
+    :func:`engine.data.locate`): ``Engine(weights=engine.data.GNUBG_107_WEIGHTS)``
+    answers like Debian's gnubg 1.07 (its nets, and the arithmetic of its SSE
+    build). ``cache_log2`` sizes the shared position cache
     (2**n entries of 64 bytes; 0 disables it).
     """
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, verify: bool = True,
-                 cache_log2: int = 16) -> None:
-        self.files = data.locate(data_dir)
+                 cache_log2: int = 16, weights: str | os.PathLike[str] | None = None) -> None:
+        self.files = data.locate(data_dir, weights)
         # the loaded C engine and its cache (engine.native's handle)
         self.native = native.EngineHandle(self.files.weights, self.files.bearoff_os, self.files.bearoff_ts,
                                           verify, cache_log2)

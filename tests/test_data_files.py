@@ -118,8 +118,8 @@ class TestCorruptFiles:
         assert_load_fails(folder, "gnubg_os0.bd", verify=False)
         (tmp_path / "b").mkdir()
         folder2 = make_dir(tmp_path / "b", "wd")
-        (folder2 / "gnubg.wd").write_bytes(b"GNU Backgammon 1.00\n250 128 5 0 0.1 1.0\n")
-        assert "1.00" in assert_load_fails(folder2, "gnubg.wd", verify=False)
+        (folder2 / "gnubg.wd").write_bytes(b"GNU Backgammon 0.99\n250 128 5 0 0.1 1.0\n")
+        assert "0.99" in assert_load_fails(folder2, "gnubg.wd", verify=False)
         (folder2 / "gnubg.wd").write_bytes(b"")
         assert_load_fails(folder2, "gnubg.wd", verify=False)
 

@@ -66,7 +66,8 @@ def test_wheel_from_sdist_installs_in_a_fresh_venv_and_runs_anywhere(tmp_path: P
     assert "gnubg" not in pip_out.lower().replace("fibsbot", "")  # no gnubg package pulled in
     typed = _run([str(venv / "bin" / "python"), "-c",
                   "import engine, engine.analysis, engine.bench, pathlib; "
-                  "print((pathlib.Path(engine.__file__).parent / 'py.typed').is_file())"], work, env)
+                  "d = pathlib.Path(engine.__file__).parent; "
+                  "print((d / 'py.typed').is_file() and (d / 'gnubg_data' / 'gnubg-1.07.wd').is_file())"], work, env)
     assert typed.strip() == "True"  # the wheel ships its types, and its subpackages import without gnubg
     fibsbot = str(venv / "bin" / "fibsbot")
     version = _run([fibsbot, "version"], work, env)

@@ -11,6 +11,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from bot.serve.emulation import Emulation
+    from engine import Engine
     from engine.levels import Level, Think
 
 log = logging.getLogger(__name__)
@@ -31,16 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --think: S is seconds (time) or search nodes (nodes: repeatable)")
     parser.add_argument("--config", metavar="BOT_YAML", default=None,
                         help="take the level and data folder from a bot config's engine section")
-    parser.add_argument("--flavour", default=None,
-                        help="the gnubg to emulate for noise and cube efficiencies (gnubg-1.07 for Debian's gnubg)")
+    parser.add_argument("--flavour", default=None, choices=("gnubg-1.07", "gnubg-1.1"),
+                        help="the gnubg to answer as. The external socket's default is gnubg-1.07 (gnubg 1.07's "
+                             "weights and rules, as Debian's gnubg); gnubg-1.1: the newer weights and gnubg 1.1's "
+                             "rules. The HTTP API's default is the library's (the newer weights)")
     parser.add_argument("--score-order", choices=("gnubg", "fibs"), default="gnubg",
                         help="gnubg: read a board line's scores swapped, as gnubg does (default); fibs: as FIBS sends")
     parser.add_argument("--jacoby", choices=("on", "off"), default="on", help="money play default (gnubg's set jacoby)")
     parser.add_argument("--beavers", choices=("on", "off"), default="on", help="gnubg's set beavers")
     parser.add_argument("--data-dir", default=None, help="the engine's data folder (weights, bearoff, MET)")
     parser.add_argument("--gnubg-weights", metavar="FILE", default=None,
-                        help="answer like the gnubg whose binary weights these are (e.g. Debian's "
-                             "/usr/lib/gnubg/gnubg.wd; use with --flavour gnubg-1.07)")
+                        help="load these gnubg weights (format 1.00 or 1.01) instead of the flavour's")
     parser.add_argument("--workers", type=int, default=0, help="engine threads (default: the cores)")
     parser.add_argument("--queue", type=int, default=64, help="requests that may wait for a worker")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
@@ -88,24 +91,24 @@ async def serve(args: argparse.Namespace) -> None:
     import asyncio
 
     from bot.serve import decide
+    from bot.serve.emulation import emulation, load
     from bot.serve.external import ExternalServer
     from bot.serve.pool import Pool
-    from engine import Engine
 
-    if args.gnubg_weights:
-        import tempfile
+    engines: dict[Emulation, Engine] = {}
 
-        from bot.serve.emulation import gnubg107_data_dir
-        folder = gnubg107_data_dir(args.gnubg_weights, tempfile.mkdtemp(prefix="fibsbot-weights-"))
-        engine = Engine(folder, verify=False)
-    else:
-        engine = Engine(args.data_dir)
-    fixed, think = server_level(args)
-    settings = decide.ServerSettings(level=fixed, think=think, jacoby=args.jacoby == "on",
-                                     beavers=args.beavers == "on", score_order=args.score_order)
+    def endpoint(external: bool) -> tuple[Engine, decide.ServerSettings]:
+        e = emulation(args.flavour, args.gnubg_weights, args.data_dir, external=external)
+        if e not in engines:
+            engines[e] = load(e, args.data_dir)
+        fixed, think = server_level(args, e.flavour)
+        return engines[e], decide.ServerSettings(level=fixed, think=think, jacoby=args.jacoby == "on",
+                                                 beavers=args.beavers == "on", score_order=args.score_order)
+
     pool = Pool(args.workers or None, args.queue, args.timeout)
     tasks = []
     if args.external:
+        engine, settings = endpoint(external=True)
         ext = ExternalServer(engine, settings, pool)
         server = await ext.start(args.external)
         print(f"external: waiting for connections on {args.external}", flush=True)
@@ -116,6 +119,7 @@ async def serve(args: argparse.Namespace) -> None:
         from bot.serve.http import build_app, dask_rollouts, local_rollouts
         host, _, port = args.http.rpartition(":")
         runner = dask_rollouts(args.scheduler) if args.executor == "dask" else local_rollouts
+        engine, settings = endpoint(external=False)
         app = build_app(engine, pool, settings, token=args.token or None, rollouts=runner)
         config = uvicorn.Config(app, host=host, port=int(port), log_level="warning", limit_concurrency=2000,
                                 timeout_keep_alive=30, h11_max_incomplete_event_size=16384)
@@ -127,7 +131,7 @@ async def serve(args: argparse.Namespace) -> None:
         pool.close()
 
 
-def server_level(args: argparse.Namespace) -> tuple[Level, Think | None]:
+def server_level(args: argparse.Namespace, flavour: str | None = None) -> tuple[Level, Think | None]:
     """The server's gnubg level and its thinking-time level (``--think``, ``"fibsbot strong"``;
     then expert judges resignations and evaluations). ValueError names a bad level."""
     from engine.levels import Think, is_think_level, level, think_level
@@ -137,8 +141,8 @@ def server_level(args: argparse.Namespace) -> tuple[Level, Think | None]:
     elif is_think_level(args.level):
         think = think_level(args.level)
     else:
-        return level(args.level, args.flavour), None
-    return level("expert", args.flavour), think
+        return level(args.level, flavour), None
+    return level("expert", flavour), think
 
 
 def apply_config(args: argparse.Namespace) -> None:

@@ -52,6 +52,8 @@ TOOLS: tuple[tuple[str, str], ...] = (
     ("python -m bot.cli.startup_bench [-n 21]", "cold start of fibsbot --version and hint against gnubg's hint"),
     ("python -m bot.store.bench import|stats", "database import against parsing, stats over 10,000 matches"),
     ("python -m engine.bench --signature", "the deterministic checksum of every level's decisions"),
+    ("python -m engine.bench.serve_parity [--seed 2027 --expert 600 --world 150]",
+     "held-out board lines: our socket's default mode against Debian gnubg's external, reply by reply"),
     ("python -m engine.bench.rollout_parity [--cases 36 --trials 72]", "rollouts against the gnubg package"),
     ("python -m engine.bench.rollout_speed [--trials 1296]", "rollout speed against the gnubg package"),
     ("python -m bot.rollout_scale [--workers 1,2]", "a rollout split over a local Dask cluster"),

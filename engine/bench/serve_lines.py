@@ -6,16 +6,20 @@ answers: moves (including dances, bar entries, bear-offs, dice in the
 opponent's tokens), cube decisions, takes (doubled boards, turn = doubler),
 resignations and ``evaluation fibsboard``, in money play (Jacoby on and off)
 and matches (Crawford and post-Crawford, the cube centred or owned).
-:class:`GnubgExternal` runs Debian's ``gnubg -t`` in external mode on loopback.
+:class:`GnubgExternal` runs Debian's ``gnubg -t`` in external mode on loopback,
+:class:`OursExternal` our ``fibsbot serve --external`` in its default mode.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from engine import Engine, Position
 
@@ -116,24 +120,21 @@ def board_lines(seed: int, count: int, engine: Engine | None = None) -> list[str
     return out
 
 
-class GnubgExternal:
-    """Debian's gnubg in external mode on ``127.0.0.1:port``, at a level of :data:`SETTINGS`."""
+class ExternalProcess:
+    """A server process with an external-player socket on ``127.0.0.1:port``, one client connection."""
 
-    def __init__(self, port: int, level: str = "expert", program: str = GNUBG) -> None:
-        self.proc = subprocess.Popen([program, "-t", "-q"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((SETTINGS[level] + f"external localhost:{port}\n").encode())
-        self.proc.stdin.flush()
-        deadline = time.monotonic() + 30
+    proc: subprocess.Popen[bytes]
+
+    def connect(self, port: int, what: str, wait: float = 60) -> None:
+        deadline = time.monotonic() + wait
         while True:
             try:
-                self.sock = socket.create_connection(("127.0.0.1", port), timeout=120)
+                self.sock = socket.create_connection(("127.0.0.1", port), timeout=300)
                 break
             except OSError:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
                     self.close()
-                    raise RuntimeError(f"gnubg external did not listen on port {port}") from None
+                    raise RuntimeError(f"{what} did not listen on port {port}") from None
                 time.sleep(0.05)
         self.reader = self.sock.makefile("rb")
 
@@ -147,3 +148,28 @@ class GnubgExternal:
             self.sock.close()
         self.proc.kill()
         self.proc.wait()
+
+
+class GnubgExternal(ExternalProcess):
+    """Debian's gnubg in external mode on ``127.0.0.1:port``, at a level of :data:`SETTINGS`."""
+
+    def __init__(self, port: int, level: str = "expert", program: str = GNUBG) -> None:
+        self.proc = subprocess.Popen([program, "-t", "-q"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((SETTINGS[level] + f"external localhost:{port}\n").encode())
+        self.proc.stdin.flush()
+        self.connect(port, "gnubg external")
+
+
+class OursExternal(ExternalProcess):
+    """``fibsbot serve --external 127.0.0.1:port --level LEVEL`` in its default mode (no
+    emulation flags; ``extra`` adds arguments), this checkout's code first on the path."""
+
+    def __init__(self, port: int, level: str = "expert", extra: tuple[str, ...] = ()) -> None:
+        root = Path(__file__).resolve().parents[2]
+        env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{port}",
+                                      "--level", level, *extra], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        self.connect(port, "fibsbot serve --external")
