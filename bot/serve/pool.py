@@ -1,4 +1,4 @@
-"""A bounded pool for engine calls: worker threads sized to the cores, a queue limit,
+"""A bounded pool for engine calls: worker threads sized to the cores (one more), a queue limit,
 per-request time limits and Prometheus metrics."""
 
 from __future__ import annotations
@@ -66,12 +66,14 @@ class Job(Generic[T]):
 
 
 class Pool:
-    """Runs engine calls on ``workers`` threads (the engine releases the GIL); at most
-    ``queue`` calls wait; a call longer than ``timeout_s`` is answered with TimeoutError
-    (its thread finishes the call, its result is dropped)."""
+    """Runs engine calls on ``workers`` threads (the engine releases the GIL; default: the
+    cores + 1, so that a search runs on every core while a worker holds the GIL for a
+    request's Python or waits for the next call); at most ``queue`` calls wait; a call
+    longer than ``timeout_s`` is answered with TimeoutError (its thread finishes the call,
+    its result is dropped)."""
 
     def __init__(self, workers: int | None = None, queue: int = 64, timeout_s: float = 30.0) -> None:
-        self.workers = workers or os.cpu_count() or 1
+        self.workers = workers or (os.cpu_count() or 1) + 1
         self.limit = self.workers + queue
         self.timeout_s = timeout_s
         self.executor = ThreadPoolExecutor(self.workers, thread_name_prefix="engine")
