@@ -34,6 +34,7 @@ BUSY = "Error: server busy, try again"
 TIMEOUT = "Error: evaluation timed out"
 IDLE_S = 24 * 3600.0  # a bot between matches may stay quiet for long
 LINE_S = 30.0  # a started line must be finished within this (slow clients are cut)
+LINES_AT_ONCE = 64  # pipelined lines answered in one turn of the loop
 
 
 class _Conn(asyncio.Protocol):
@@ -57,6 +58,7 @@ class _Conn(asyncio.Protocol):
         self.mark = 0.0  # the last data read or reply written (loop time)
         self.timer: asyncio.TimerHandle | None = None
         self.due = 0.0
+        self.deferred = False  # lines left for the loop's next round
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -132,15 +134,23 @@ class _Conn(asyncio.Protocol):
     def _process(self) -> None:
         """Answers the buffered lines until one goes to the engine (its reply resumes)."""
         server, max_line = self.server, self.server.max_line
+        buffer, pos = self.buffer, 0  # the lines taken so far end at pos (one copy at the end)
+        taken = 0
         while not self.closed and self.job is None and not self.writing_paused:
-            nl = self.buffer.find(b"\n")
+            if taken == LINES_AT_ONCE:  # let other connections have the loop: the rest comes next
+                if not self.deferred:
+                    self.deferred = True
+                    asyncio.get_running_loop().call_soon(self._resume)
+                break
+            taken += 1
+            nl = buffer.find(b"\n", pos)
             if nl < 0:
-                if len(self.buffer) > max_line:
+                if len(buffer) - pos > max_line:
                     if not self.skipping:
                         self._write(LINE_TOO_LONG)
-                    self.skipping, self.buffer = True, b""
+                    self.skipping, buffer, pos = True, b"", 0
                 break
-            raw, self.buffer = self.buffer[:nl], self.buffer[nl + 1:]
+            raw, pos = buffer[pos:nl], nl + 1
             if self.skipping:
                 self.skipping = False
                 continue
@@ -148,10 +158,12 @@ class _Conn(asyncio.Protocol):
                 self._write(LINE_TOO_LONG)
                 continue
             server.handle(self, raw.decode("latin-1"))
+        self.buffer = buffer[pos:] if pos else buffer
         if self.closed or self.transport is None:
             return
-        # no more than a line's worth waits while a request runs or replies are not read
-        hold = (self.job is not None or self.writing_paused) and len(self.buffer) > max_line
+        # no more than a line's worth waits while a request runs, replies are not read or
+        # lines wait for the loop's next round
+        hold = (self.job is not None or self.writing_paused or self.deferred) and len(self.buffer) > max_line
         if hold != self.reading_paused:
             self.reading_paused = hold
             (self.transport.pause_reading if hold else self.transport.resume_reading)()
@@ -159,6 +171,10 @@ class _Conn(asyncio.Protocol):
             due = self.mark + server.line_s
             if due < self.due:
                 self._arm(due)
+
+    def _resume(self) -> None:
+        self.deferred = False
+        self._process()
 
     def answered(self, text: str) -> None:
         """The reply of the request the engine answered: written, and the next line read."""
@@ -279,3 +295,7 @@ class ExternalServer:
         except Busy:
             self.pool.observe("external", endpoint, self.settings.level.name, started, True)
             conn._write(BUSY)
+        except Exception:  # the pool shut down
+            log.exception("external request not queued: %.80s", line)
+            self.pool.observe("external", endpoint, self.settings.level.name, started, True)
+            conn._write("Error: internal error")
