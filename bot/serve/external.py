@@ -213,6 +213,7 @@ class ExternalServer:
         """Listen on ``host:port`` (an empty host: all interfaces) or a Unix socket path."""
         loop = asyncio.get_running_loop()
         self.loop_time = loop.time
+        _ = self.engine.met  # read now (0.1 s), as gnubg reads it at start, not by the first match request
         if ":" in address:
             host, _, port = address.rpartition(":")
             self.server = await loop.create_server(lambda: _Conn(self), host or None, int(port), backlog=1024)

@@ -206,9 +206,8 @@ def bar_check(lines: list[str], n: int, rounds: int = 3) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
-    ratios.sort()
-    cpu_ratios.sort()
-    print(f"World class, our socket with 8 clients / gnubg external, decisions/s: "
-          f"{', '.join(f'{r:.2f}x' for r in ratios)} (median {ratios[len(ratios) // 2]:.2f}x; bar 8x); "
+    median = sorted(ratios)[len(ratios) // 2]
+    print(f"World class, our socket with 8 clients / gnubg external, decisions/s, round by round: "
+          f"{', '.join(f'{r:.2f}x' for r in ratios)} (median {median:.2f}x; bar 8x); "
           f"CPU per decision, gnubg / ours: {', '.join(f'{r:.2f}x' for r in cpu_ratios)}; "
           f"{n} requests a round; load average {os.getloadavg()[0]:.2f}")
