@@ -7,7 +7,16 @@ to ``fibsbot serve`` over its external socket and over HTTP (``POST
 /external``) with 1, 2, 8 and 32 concurrent clients, in the same run. Each row:
 decisions per second (requests answered / wall time) and the p50/p99 latency
 of one request. ``fibsbot serve`` runs as a subprocess with its default
-workers (the cores).
+workers (the cores + 1). The clients take the lines in turn (each the next
+line as soon as its previous one is answered), so every server answers the
+same requests.
+
+On a machine shared with other sessions, the kernel's autogroup scheduling
+shares the cores between sessions before ``nice`` counts: a neighbour's
+``nice -n 19`` job still takes its session's share. Run the bench in a session
+of its own with a lower autogroup nice (``setsid sh -c 'echo -10 >
+/proc/self/autogroup; exec python3 -m engine.bench serve'``) for figures of a
+machine without other work, and say so.
 """
 
 from __future__ import annotations
