@@ -112,8 +112,8 @@ class Pool:
             raise Busy()
         loop = asyncio.get_running_loop()
         job: Job[T] = Job(self, loop, done)
-        self.pending += 1
         job.future = self.executor.submit(fn)
+        self.pending += 1
         job.timer = loop.call_later(timeout_s or self.timeout_s, job._timed_out)
         job.future.add_done_callback(job._finished)
         return job
