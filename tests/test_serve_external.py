@@ -106,6 +106,49 @@ async def test_the_nul_byte_gnubg_ends_each_request_with_is_dropped(server: tupl
     w.close()
 
 
+async def test_pipelined_requests_through_the_pool_keep_their_order() -> None:
+    """Lines sent in one write while searches run on the workers: each answered in turn."""
+    ext = ExternalServer(ENGINE, settings_at(), Pool(2), inline=False)
+    srv = await ext.start("127.0.0.1:0")
+    port = srv.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    r, w = await connect(port)
+    other = OPENING_31.replace(":1:3:1:0:0:1:1:1:0:", ":1:6:5:0:0:1:1:1:0:")  # the same board, 65
+    request = protocol.parse(other)
+    assert isinstance(request, protocol.BoardRequest)
+    expected_other = decide.answer_board(ENGINE, request.board, request.session, settings_at())
+    assert expected_other not in ("8/5* 6/5 ", "") and not expected_other.startswith("Error")
+    batch = "\n".join([OPENING_31, "help", other, "x" * 300, "version", OPENING_31, "exit", "help"]) + "\n"
+    replies = await ask(r, w, batch.encode(), 9)
+    assert replies == ["8/5* 6/5 ", "\tNo help information available", expected_other, LINE_TOO_LONG,
+                       *VERSION_REPLY.split("\n"), "8/5* 6/5 "]
+    assert await asyncio.wait_for(r.read(), 10) == b""  # closed at exit: the last line unanswered
+    srv.close()
+
+
+async def test_a_client_that_reads_no_replies_is_held_not_buffered(server: tuple[ExternalServer, int]) -> None:
+    """120000 requests whose 6 MB of replies (beyond the kernel's 4 MB send buffer) are read
+    only after a while: the server stops reading until the replies go, then answers every
+    request, in order."""
+    _, port = server
+    n = 120000
+    version = [line.encode() + b"\n" for line in VERSION_REPLY.split("\n")]
+
+    def client() -> list[bytes]:
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", port))
+            sock.settimeout(30)
+            sender = threading.Thread(target=sock.sendall, args=(b"version\n" * (n - 1) + b"help\n",))
+            sender.start()
+            time.sleep(1.0)  # nothing read: the server's send buffer fills up
+            reader = sock.makefile("rb")
+            lines = [reader.readline() for _ in range(4 * n - 3)]
+            sender.join(30)
+            return lines
+    lines = await asyncio.to_thread(client)
+    assert lines == version * (n - 1) + [b"\tNo help information available\n"]
+
+
 async def test_long_lines_random_bytes_and_slow_clients(server: tuple[ExternalServer, int]) -> None:
     _, port = server
     r, w = await connect(port)

@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", default=None, help="the engine's data folder (weights, bearoff, MET)")
     parser.add_argument("--gnubg-weights", metavar="FILE", default=None,
                         help="load these gnubg weights (format 1.00 or 1.01) instead of the flavour's")
-    parser.add_argument("--workers", type=int, default=0, help="engine threads (default: the cores)")
+    parser.add_argument("--workers", type=int, default=0, help="engine threads (default: the cores + 1)")
     parser.add_argument("--queue", type=int, default=64, help="requests that may wait for a worker")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
     parser.add_argument("--executor", choices=("threads", "dask"), default="threads",

@@ -147,7 +147,18 @@ def situation(board: Board, session: SessionOptions, settings: ServerSettings) -
                            jacoby=jacoby and money, crawford_rule=not money and session.crawford, dice=dice)
     except ValueError as exc:
         raise BadBoard(str(exc)) from None
-    return Situation(position, match, dice, doubled, money)
+    return Situation(position, _interned(match), dice, doubled, money)
+
+
+_MATCHES: dict[MatchState, MatchState] = {}
+
+
+def _interned(match: MatchState) -> MatchState:
+    """One object for equal match states: the engine keeps each one's C cube info (by
+    identity), so a cube state seen before costs no new one."""
+    if len(_MATCHES) > 4096:
+        _MATCHES.clear()
+    return _MATCHES.setdefault(match, match)
 
 
 def _step(mover: list[int], opp: list[int], src: int, die: int) -> tuple[list[int], list[int]] | None:

@@ -182,7 +182,7 @@ def _board(sc: _Scanner) -> Board | Failure:
     plain = _PLAIN_BOARD.match(sc.text, sc.pos)
     if plain is not None:  # the usual line, in one step
         sc.pos = plain.end()
-        return Board(plain.group(1), plain.group(2), tuple(int(v) for v in plain.group(3)[1:].split(":")))
+        return Board(plain.group(1), plain.group(2), tuple(map(int, plain.group(3)[1:].split(":"))))
     sc.pos += len("board:")
     names: list[str] = []
     for _ in range(2):
