@@ -16,6 +16,7 @@
 
 typedef struct {
     int idx;
+    int rank;   /* place in gnubg 1.07's list: generation order, then each filter's sort */
     float s1, s2;
     float p[5];
     int depth;
@@ -34,6 +35,20 @@ static int cmp_score(const cand *a, const cand *b)
 }
 
 static int cmp_score_q(const void *x, const void *y) { return cmp_score(x, y); }
+
+/* gnubg 1.07 sorts its list of plays in place, stably (glibc's merge sort),
+ * at each filter and at the end: equal scores keep their place of the
+ * previous sort, not of generation. */
+static int cmp_score_107(const cand *a, const cand *b)
+{
+    if (a->s1 != b->s1)
+        return a->s1 > b->s1 ? -1 : 1;
+    if (a->s2 != b->s2)
+        return a->s2 > b->s2 ? -1 : 1;
+    return a->rank - b->rank;
+}
+
+static int cmp_score_107_q(const void *x, const void *y) { return cmp_score_107(x, y); }
 
 /* gnubg's general comparison: deeper (less noisy, unpruned) evaluations first,
  * then bearing off the last chequer, score, secondary score, more borne off,
@@ -58,13 +73,13 @@ static int cmp_general_new(const void *x, const void *y)
 }
 
 /* gnubg 1.07's comparison: depth, then score and secondary score; equal
- * scores keep the order of generation (no bear-off preferences). */
+ * scores keep their place in the list (no bear-off preferences). */
 static int cmp_general_107(const void *x, const void *y)
 {
     const cand *a = x, *b = y;
     if (a->depth != b->depth)
         return a->depth > b->depth ? -1 : 1;
-    return cmp_score(a, b);
+    return cmp_score_107(a, b);
 }
 
 /* Puts the first k candidates of the cmp_general order in place (a strict
@@ -215,6 +230,7 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
         cand *c = &cs[i];
         memset(c, 0, sizeof *c);
         c->idx = i;
+        c->rank = i;
         c->alive = 1;
         int tot = 0;
         for (int j = 0; j < 25; j++)
@@ -238,7 +254,10 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
                 goto done;
             for (int i = 0; i < m; i++)
                 tmp[i] = *list[i];
-            qsort(tmp, (size_t)m, sizeof(cand), cmp_score_q);
+            qsort(tmp, (size_t)m, sizeof(cand), legacy ? cmp_score_107_q : cmp_score_q);
+            if (legacy)
+                for (int i = 0; i < m; i++)
+                    tmp[i].rank = i;
             int keep = f.accept < m ? f.accept : m;
             int limit = keep + f.extra < m ? keep + f.extra : m;
             for (; keep < limit; keep++)
