@@ -268,6 +268,17 @@ static int choose_move(search_worker *w, const bg_board b, int d0, int d1,
         if (n > keep && (pruned_cls = prune_select(w, b, n, &rc->ci_opp, keep)) >= 0) {
             m = keep;
             pruned = 1;
+            if (w->e->esc.home_occupied) {
+                /* gnubg 1.07 scores the kept plays from the pruning net's worst to
+                 * its best, so of plays that tie at 0 ply it keeps the one the
+                 * net rates worst (found by experiment: 2-ply scores of lost races) */
+                int *o = w->sc->order;
+                for (int i = 0; i < keep / 2; i++) {
+                    int t = o[i];
+                    o[i] = o[keep - 1 - i];
+                    o[keep - 1 - i] = t;
+                }
+            }
         }
     }
     int best = -1;
