@@ -23,7 +23,9 @@ last bits of those sums pick its play (the Expert lines of lost positions).
 Where plays tie exactly at 2 ply (every play scores -1), 1.07 keeps the order
 of its list as its filter's 0-ply sort left it (glibc's qsort is a stable
 merge sort), not the order the plays were generated in (the World class lines
-of lost positions).
+of lost positions). Inside the search, each reply is picked among the plays
+the pruning net keeps, scored from the net's worst to its best, so that of
+plays tying at 0 ply the one the net rates worst is kept (lost races).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ DATA = pathlib.Path(__file__).parent / "data" / "serve_external_lines.txt"
 POSITIONS = DATA.parent / "serve_gnubg_positions.txt"
 RACE_POSITIONS = DATA.parent / "serve_gnubg_race_positions.txt"
 LOST_LINES = DATA.parent / "serve_gnubg_lost_lines.txt"
+LOST_RACES = DATA.parent / "serve_gnubg_lost_races.txt"
 pytestmark = pytest.mark.skipif(not pathlib.Path(GNUBG).exists(),
                                 reason="Debian's gnubg is not installed (apt-get install gnubg)")
 
@@ -149,6 +152,16 @@ def test_plays_in_lost_positions_as_gnubg_at_world_class(gnubg107: Engine) -> No
         tied += (a.plies == b.plies == 2 and a.move != b.move and a.equity == b.equity
                  and a.cubeless_equity == b.cubeless_equity)
     assert tied >= len(lines) // 2
+    assert compare("world class", lines) == []
+
+
+def test_replies_inside_the_search_as_gnubg_in_lost_races() -> None:
+    """Inside its 2-ply search 1.07 picks each reply among the plays the pruning net keeps,
+    scored from the net's worst to its best: of plays that tie at 0 ply (common where one
+    side is nearly off) it keeps the one the net rates worst. The 2-ply scores, and in the
+    first lines the play, depend on it."""
+    lines = read_ids(LOST_RACES)
+    assert len(lines) >= 100
     assert compare("world class", lines) == []
 
 
