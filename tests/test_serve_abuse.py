@@ -100,6 +100,9 @@ HOSTILE = [
     (post("/hint", b"{" + OP + b', "dice": [1e308, 1]}'), 422, "loc:body.dice.0"),
     (post("/hint", b"{" + OP + b', "dice": [3, 1], "level": {"think": NaN}}'), 422, "loc:body.level.ThinkIn.think"),
     (post("/hint", b"{" + OP + b', "dice": [3, 1], "level": {"think": 1e400}}'), 422, "loc:body.level.ThinkIn.think"),
+    (post("/hint", b"{" + OP + b', "dice": [3, 1], "level": {"think": 1.7e308}}'), 422,
+     "loc:body.level.ThinkIn.think"),
+    (post("/cube", b"{" + OP + b', "level": {"think": 100000}}'), 422, "level"),  # over the time limit
     (post("/evaluate", b"{" + OP + b', "level": {"noise": NaN}}'), 422, "loc:body.level.LevelSettings.noise"),
     (post("/evaluate", b"{" + OP + b', "level": {"noise": -Infinity}}'), 422, "loc:body.level.LevelSettings.noise"),
     (post("/evaluate", b"{" + OP + b', "level": {"plys": 4}}'), 422, "loc:body.level.LevelSettings.plys"),

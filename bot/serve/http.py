@@ -11,6 +11,7 @@ the bounded pool: a full queue answers 503 with ``Retry-After``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import secrets
@@ -18,7 +19,6 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -66,7 +66,9 @@ class LevelSettings(Strict):
 class ThinkIn(Strict):
     """A thinking-time level: the deepest gnubg search that fits ``think`` per decision (/hint, /cube)."""
 
-    think: float = Field(..., gt=0, allow_inf_nan=False, description="seconds, or search nodes (think_mode nodes)")
+    think: float = Field(..., gt=0, le=1e9, allow_inf_nan=False,
+                         description="seconds (at most the server's time limit per request), or search nodes "
+                                     "(think_mode nodes)")
     think_mode: Literal["time", "nodes"] = "time"
 
 
@@ -215,7 +217,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
     ``rollouts`` runs the rollout jobs (:func:`local_rollouts` or :func:`dask_rollouts`)."""
     jobs: dict[str, RolloutJobState] = {}
 
-    @asynccontextmanager
+    @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         for job in jobs.values():  # the server stops: so do its rollout threads
@@ -236,6 +238,14 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                                 headers={"WWW-Authenticate": "Bearer"})
 
     deps = [Depends(auth)]
+
+    def thinking(given: str | LevelSettings | ThinkIn) -> Think | None:
+        """The thinking-time level asked for; one over the time limit per request would
+        only be answered 504 (and keep a worker busy past it)."""
+        think = _thinking(given)
+        if think is not None and think.mode == "time" and think.budget > pool.timeout_s:
+            raise _field_error("level", f"think: at most {pool.timeout_s:g} s, the server's time limit per request")
+        return think
 
     app.add_middleware(BodyLimit)
 
@@ -281,7 +291,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
     @app.post("/hint", dependencies=deps, responses=engine_errors)
     async def hint(p: DiceIn, request: Request) -> dict[str, Any]:
         """Ranked plays with equities and differences from the best, as ``fibsbot hint``."""
-        think = _thinking(p.level)
+        think = thinking(p.level)
         position, match, _ = read_position(p, settings)
         extra: dict[str, Any] = {}
         if think is not None:
@@ -302,7 +312,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
     @app.post("/cube", dependencies=deps, responses=engine_errors)
     async def cube(p: PositionIn, request: Request) -> dict[str, Any]:
         """No double, double/take or double/pass, with gnubg's proper action."""
-        think = _thinking(p.level)
+        think = thinking(p.level)
         position, match, _ = read_position(p, settings)
         extra: dict[str, Any] = {}
         if think is not None:
@@ -474,8 +484,9 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             finally:
                 job.running = False
                 pool.rollouts.dec()
-                loop.call_soon_threadsafe(_offer, job.updates, {"end": True})
-                loop.call_soon_threadsafe(forget_values)
+                with contextlib.suppress(RuntimeError):  # the server has stopped: its loop is closed
+                    loop.call_soon_threadsafe(_offer, job.updates, {"end": True})
+                    loop.call_soon_threadsafe(forget_values)
         threading.Thread(target=work, name=f"rollout {job.id}", daemon=True).start()
 
     def forget_values() -> None:
