@@ -120,6 +120,7 @@ HOSTILE = [
     (get("/eval?p24=" + "9" * 4000 + "&p1=-2"), 422, "p24"),
     (get("/eval?p24=-99999&p1=-2"), 422, "p1"),
     (get("/eval?p24=16&p1=-2"), 422, "p1"),
+    (get("/eval"), 422, "p1"),  # no chequers at all: a finished game, not a position
     (get("/eval?p24=2&p1=-2&x_away=" + BIG + "&o_away=3"), 422, "x_away"),
     (get("/rollouts/" + "a" * 5000), 422, "id"),
 ]

@@ -376,6 +376,8 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                 x[i - 1 if i else 24] += v
             elif v < 0:
                 o[24 - i if i < 25 else 24] += -v
+        if not sum(x) or not sum(o):
+            raise _field_error("p1", "a side has no chequers left: the game is over")
         try:
             return Position.from_board((o, x))
         except ValueError as exc:
