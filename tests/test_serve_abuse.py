@@ -30,6 +30,7 @@ OPENING_31 = ("board:You:Opp:9999:0:0:0:-1:0:0:0:-1:5:0:3:0:0:0:-5:5:0:0:0:-3:0:
               "1:-1:0:25:0:0:0:0:2:0:0:0")
 PIPS = "p24=2&p13=5&p8=3&p6=5&p1=-2&p12=-5&p17=-3&p19=-5"
 BIG = str(10**30)
+BEAROFF = "3/cBAADf9wEAAA"  # each side 5 chequers on each of its three lowest points: short trials
 
 
 class Served:
@@ -214,7 +215,7 @@ def test_floods_leave_the_service_up_with_bounded_memory(served: Served) -> None
         before = served.rss_mb()
         started, refused = [], 0
         for k in range(200):
-            r = api.post("/rollouts", json={"position_id": OPENING, "trials": 100_000, "seed": k})
+            r = api.post("/rollouts", json={"position_id": BEAROFF, "trials": 100_000, "seed": k})
             if r.status_code == 202:
                 started.append(r.json()["id"])
             else:
@@ -239,3 +240,51 @@ def test_floods_leave_the_service_up_with_bounded_memory(served: Served) -> None
         assert api.post("/evaluate", json={"position_id": OPENING}).status_code == 200
         grown = served.rss_mb() - before
     assert grown < 64, f"the server grew by {grown:.0f} MB"
+
+
+def test_stopped_rollouts_keep_bounded_trials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cancelled job keeps its trials to resume from, within VALUES_KEPT bytes in all:
+    past that, the oldest stopped job forgets them (and a resume starts it again)."""
+    import threading
+
+    import uvicorn
+
+    from bot.serve import decide
+    from bot.serve import http as served_http
+    from bot.serve.http_guard import GuardedH11
+    from bot.serve.pool import Pool
+    from engine import Engine
+    from engine.levels import level
+
+    app = served_http.build_app(Engine(), Pool(2), decide.ServerSettings(level=level("expert")))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", http=GuardedH11))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+
+    def stopped_job(api: httpx.Client) -> dict[str, object]:
+        job = api.post("/rollouts", json={"position_id": BEAROFF, "trials": 100_000}).json()["id"]
+        while api.get(f"/rollouts/{job}").json()["trials"] == 0:
+            time.sleep(0.05)
+        api.delete(f"/rollouts/{job}")
+        while (state := api.get(f"/rollouts/{job}").json())["error"] != "cancelled":
+            time.sleep(0.05)
+        time.sleep(0.2)  # the loop trims what stopped jobs keep after each stops
+        return dict(state, id=job)
+
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}", timeout=60) as api:
+            kept = stopped_job(api)
+            assert api.get(f"/rollouts/{kept['id']}").json()["trials"] == kept["trials"] > 0
+            monkeypatch.setattr(served_http, "VALUES_KEPT", 0)
+            forgot = stopped_job(api)
+            assert api.get(f"/rollouts/{forgot['id']}").json()["trials"] == 0
+            assert api.get(f"/rollouts/{kept['id']}").json()["trials"] == 0  # the older one's went too
+            assert api.post(f"/rollouts/{forgot['id']}/resume").json()["trials"] == 0
+            api.delete(f"/rollouts/{forgot['id']}")
+    finally:
+        server.should_exit = True
+        thread.join(30)

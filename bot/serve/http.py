@@ -511,8 +511,9 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         if job.running or job.result is not None:
             raise _field_error("id", f"rollout {job_id!r} is {'running' if job.running else 'finished'}")
         check_room()
+        resumed_at = job.done  # the thread may report its first chunk before this returns
         launch(job)
-        return {"id": job.id, "trials": job.done}
+        return {"id": job.id, "trials": resumed_at}
 
     def get_job(job_id: str) -> RolloutJobState:
         job = jobs.get(job_id)
