@@ -117,12 +117,13 @@ async def serve(args: argparse.Namespace) -> None:
         import uvicorn
 
         from bot.serve.http import build_app, dask_rollouts, local_rollouts
+        from bot.serve.http_guard import GuardedH11
         host, _, port = args.http.rpartition(":")
         runner = dask_rollouts(args.scheduler) if args.executor == "dask" else local_rollouts
         engine, settings = endpoint(external=False)
         app = build_app(engine, pool, settings, token=args.token or None, rollouts=runner)
         config = uvicorn.Config(app, host=host, port=int(port), log_level="warning", limit_concurrency=2000,
-                                timeout_keep_alive=30, h11_max_incomplete_event_size=16384)
+                                timeout_keep_alive=30, h11_max_incomplete_event_size=16384, http=GuardedH11)
         print(f"http: http://{args.http}/docs", flush=True)
         tasks.append(asyncio.create_task(uvicorn.Server(config).serve()))
     try:

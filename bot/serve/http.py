@@ -11,7 +11,9 @@ the bounded pool: a full queue answers 503 with ``Retry-After``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import re
 import secrets
 import threading
 import time
@@ -23,10 +25,10 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from prometheus_client import generate_latest
-from pydantic import BaseModel, Field
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.serve import decide, protocol
+from bot.serve.http_guard import BodyLimit, install, responses
 from bot.serve.pool import Busy, Pool
 from engine import Engine, MatchState, Position, rollout
 from engine.errors import EngineError
@@ -36,32 +38,41 @@ from engine.rollout import RolloutResult
 from engine.think import think_cube, think_move
 
 T = TypeVar("T")
-MAX_BODY = 64 * 1024
 MAX_ROLLOUTS = 4
 UPDATES_KEPT = 16  # progress events waiting for a reader, per job
 JOBS_KEPT = 100  # finished rollout jobs kept for their results; older ones are forgotten
 ROLLOUT_CHUNK = 36  # trials between progress events (and cancellation points)
+VALUES_KEPT = 64 << 20  # bytes of trial values kept by stopped jobs (to resume); the oldest go first
 
 
-class LevelSettings(BaseModel):
+class Strict(BaseModel):
+    """A request body: an unknown key is an error (so that a misspelt setting is not
+    silently the default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LevelSettings(Strict):
     """A level given by its settings (gnubg's evaluation context), for play and cube alike."""
 
     plies: int = Field(0, ge=0, le=4)
     move_filter: str | None = Field(None, description="tiny, narrow, normal, large or huge (searches only)")
-    noise: float = Field(0.0, ge=0.0, le=1.0)
+    noise: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     deterministic: bool = True
     prune: bool = False
     cubeful: bool = True
 
 
-class ThinkIn(BaseModel):
+class ThinkIn(Strict):
     """A thinking-time level: the deepest gnubg search that fits ``think`` per decision (/hint, /cube)."""
 
-    think: float = Field(..., gt=0, allow_inf_nan=False, description="seconds, or search nodes (think_mode nodes)")
+    think: float = Field(..., gt=0, le=1e9, allow_inf_nan=False,
+                         description="seconds (at most the server's time limit per request), or search nodes "
+                                     "(think_mode nodes)")
     think_mode: Literal["time", "nodes"] = "time"
 
 
-class PositionIn(BaseModel):
+class PositionIn(Strict):
     """Exactly one of ``position_id`` (with an optional ``match_id``), ``xgid`` or ``board``."""
 
     position_id: str | None = Field(None, max_length=20, examples=["4HPwATDgc/ABMA"])
@@ -80,7 +91,7 @@ class DiceIn(PositionIn):
     dice: tuple[Die, Die] = Field(..., examples=[[3, 1]])
 
 
-class ExternalIn(BaseModel):
+class ExternalIn(Strict):
     line: str = Field(..., max_length=protocol.MAX_LINE,
                       description="a request line of gnubg's external interface (a board: line with options)")
 
@@ -184,36 +195,6 @@ def read_position(p: PositionIn, settings: decide.ServerSettings) -> tuple[Posit
 RolloutRunner = Callable[..., RolloutResult]
 
 
-class BodyLimit:
-    """Refuses a request whose declared body is over :data:`MAX_BODY` bytes (413), and cuts
-    one that sends more than it declared or streams past the limit. A plain ASGI
-    middleware, so that a client's disconnect still reaches the endpoint."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        size = dict(scope.get("headers") or []).get(b"content-length")
-        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
-            response = JSONResponse({"detail": {"field": "body", "message": f"at most {MAX_BODY} bytes"}}, 413)
-            await response(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > MAX_BODY:
-                    return {"type": "http.disconnect"}
-            return message
-        await self.app(scope, limited, send)
-
-
 def local_rollouts(engine: Engine, job: rollout.RolloutJob, **kw: Any) -> RolloutResult:
     """A rollout on this machine, one thread, progress every :data:`ROLLOUT_CHUNK` trials."""
     return rollout.run(engine, job, threads=1, chunk=ROLLOUT_CHUNK, **kw)
@@ -234,9 +215,19 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
               rollouts: RolloutRunner = local_rollouts) -> FastAPI:
     """The API; with ``token``, every endpoint wants ``Authorization: Bearer <token>``;
     ``rollouts`` runs the rollout jobs (:func:`local_rollouts` or :func:`dask_rollouts`)."""
-    app = FastAPI(title="fibsbot engine", version="1",
-                  description="gnubg-exact evaluations, plays and cube decisions at every level and match score.")
     jobs: dict[str, RolloutJobState] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        for job in jobs.values():  # the server stops: so do its rollout threads
+            job.cancelled.set()
+
+    app = FastAPI(title="fibsbot engine", version="1", lifespan=lifespan,
+                  description="gnubg-exact evaluations, plays and cube decisions at every level and match score.")
+    install(app)
+    engine_errors = responses(401, 408, 413, 422, 503, 504)
+    job_errors = responses(401, 408, 413, 422)
 
     async def auth(request: Request) -> None:
         if token is None:
@@ -247,6 +238,14 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                                 headers={"WWW-Authenticate": "Bearer"})
 
     deps = [Depends(auth)]
+
+    def thinking(given: str | LevelSettings | ThinkIn) -> Think | None:
+        """The thinking-time level asked for; one over the time limit per request would
+        only be answered 504 (and keep a worker busy past it)."""
+        think = _thinking(given)
+        if think is not None and think.mode == "time" and think.budget > pool.timeout_s:
+            raise _field_error("level", f"think: at most {pool.timeout_s:g} s, the server's time limit per request")
+        return think
 
     app.add_middleware(BodyLimit)
 
@@ -275,7 +274,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         finally:
             pool.observe("http", endpoint, level, started, error)
 
-    @app.post("/evaluate", dependencies=deps)
+    @app.post("/evaluate", dependencies=deps, responses=engine_errors)
     async def evaluate(p: PositionIn, request: Request) -> dict[str, Any]:
         """Five probabilities, cubeless and cubeful equity (and MWC in match play) at the level's cube context."""
         lv = _level(p.level)
@@ -289,10 +288,10 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             out["mwc"] = decide.mwc_of(engine, mover, r.cubeful_equity)
         return out
 
-    @app.post("/hint", dependencies=deps)
+    @app.post("/hint", dependencies=deps, responses=engine_errors)
     async def hint(p: DiceIn, request: Request) -> dict[str, Any]:
         """Ranked plays with equities and differences from the best, as ``fibsbot hint``."""
-        think = _thinking(p.level)
+        think = thinking(p.level)
         position, match, _ = read_position(p, settings)
         extra: dict[str, Any] = {}
         if think is not None:
@@ -310,10 +309,10 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                                 "probabilities": list(c.probabilities) if c.probabilities is not None else None}
                                for c in cands]}
 
-    @app.post("/cube", dependencies=deps)
+    @app.post("/cube", dependencies=deps, responses=engine_errors)
     async def cube(p: PositionIn, request: Request) -> dict[str, Any]:
         """No double, double/take or double/pass, with gnubg's proper action."""
-        think = _thinking(p.level)
+        think = thinking(p.level)
         position, match, _ = read_position(p, settings)
         extra: dict[str, Any] = {}
         if think is not None:
@@ -326,7 +325,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                 "double_pass": c.equities.dp, "should_double": c.should_double, "should_take": c.should_take,
                 "should_beaver": c.should_beaver}
 
-    @app.post("/resign", dependencies=deps)
+    @app.post("/resign", dependencies=deps, responses=engine_errors)
     async def resign(p: ResignIn, request: Request) -> dict[str, Any]:
         """Whether the side on roll accepts a resignation of ``value``, and what it would offer itself."""
         lv = _level(p.level)
@@ -335,7 +334,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         offer = await call(request, "resign", lv.name, lambda: engine.resign_offer(position, match, lv))
         return {"accept": accept, "offer": offer}
 
-    @app.post("/external", dependencies=deps)
+    @app.post("/external", dependencies=deps, responses=engine_errors)
     async def external(body: ExternalIn, request: Request) -> dict[str, str]:
         """The external socket's reply to one board or ``evaluation fibsboard`` line, at the server's level."""
         parsed = protocol.parse(body.line)
@@ -351,9 +350,11 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                 engine, ev.board, ev.session, ev.options, settings))
         else:
             raise _field_error("line", "only board and evaluation requests")
+        if reply.startswith("Error:"):  # the socket's error text (a badly formed board)
+            raise _field_error("line", reply)
         return {"reply": reply}
 
-    @app.post("/legal-moves", dependencies=deps)
+    @app.post("/legal-moves", dependencies=deps, responses=job_errors)
     async def legal_moves(p: DiceIn) -> dict[str, Any]:
         position, _, _ = read_position(p, settings)
         for i, d in enumerate(p.dice):
@@ -375,6 +376,8 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                 x[i - 1 if i else 24] += v
             elif v < 0:
                 o[24 - i if i < 25 else 24] += -v
+        if not sum(x) or not sum(o):
+            raise _field_error("p1", "a side has no chequers left: the game is over")
         try:
             return Position.from_board((o, x))
         except ValueError as exc:
@@ -395,14 +398,15 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         w, wg, wbg, lg, lbg = list(p)[:5]
         return {"win": w, "winG": wg, "winBg": wbg, "loseG": lg, "loseBg": lbg}
 
-    @app.get("/move", dependencies=deps)
+    @app.get("/move", dependencies=deps, responses={**engine_errors, **responses(400)})
     async def wildbg_move(request: Request, die1: int = Query(...), die2: int = Query(...),
                           x_away: int | None = None, o_away: int | None = None, crawford: bool = False) -> Any:
         """wildbg's ``/move``: every legal play, best first (Expert; at the match score of
         ``x_away``/``o_away`` when given), with the probabilities after it."""
+        pips = _pips(request)
         if not (1 <= die1 <= 6 and 1 <= die2 <= 6):
             return JSONResponse({"message": "Dice values must be between 1 and 6."}, 400)
-        position = wildbg_position(_pips(request))
+        position = wildbg_position(pips)
         match = wildbg_match(x_away, o_away, crawford)
 
         def work() -> list[dict[str, Any]]:
@@ -413,7 +417,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
                      "probabilities": probs_json(c.probabilities)} for c in d.candidates]
         return {"moves": await call(request, "move", "expert", work)}
 
-    @app.get("/eval", dependencies=deps)
+    @app.get("/eval", dependencies=deps, responses=engine_errors)
     async def wildbg_eval(request: Request, x_away: int | None = None, o_away: int | None = None,
                           crawford: bool = False) -> Any:
         """wildbg's ``/eval``: probabilities and cube advice (double, accept) for x on roll."""
@@ -425,7 +429,7 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
         return {"cube": {"double": bool(c.should_double), "accept": bool(c.should_take)},
                 "probabilities": probs_json(p)}
 
-    @app.post("/rollouts", status_code=202, dependencies=deps)
+    @app.post("/rollouts", status_code=202, dependencies=deps, responses=engine_errors)
     async def start_rollout(p: RolloutIn, request: Request) -> dict[str, Any]:
         """Start a rollout job: the position, the ``plays`` best plays of ``dice``, or the cube."""
         lv = _level(p.level)
@@ -482,18 +486,34 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             finally:
                 job.running = False
                 pool.rollouts.dec()
-                loop.call_soon_threadsafe(_offer, job.updates, {"end": True})
+                with contextlib.suppress(RuntimeError):  # the server has stopped: its loop is closed
+                    loop.call_soon_threadsafe(_offer, job.updates, {"end": True})
+                    loop.call_soon_threadsafe(forget_values)
         threading.Thread(target=work, name=f"rollout {job.id}", daemon=True).start()
 
-    @app.post("/rollouts/{job_id}/resume", status_code=202, dependencies=deps)
+    def forget_values() -> None:
+        """Stopped jobs keep at most :data:`VALUES_KEPT` bytes of trials; an older job
+        past that forgets its own (a resume starts it again)."""
+        stopped = [j for j in jobs.values() if not j.running and j.values is not None]
+        size = {j.id: sum(v.nbytes for v in j.values or ()) for j in stopped}
+        total = sum(size.values())
+        for j in stopped:
+            if total <= VALUES_KEPT:
+                break
+            total -= size[j.id]
+            j.values, j.done = None, 0
+
+    @app.post("/rollouts/{job_id}/resume", status_code=202, dependencies=deps,
+              responses={**job_errors, **responses(503)})
     async def resume_rollout(job_id: str) -> dict[str, Any]:
         """Continue a cancelled (or failed) job from the trials it kept; the same dice as one run."""
         job = get_job(job_id)
         if job.running or job.result is not None:
             raise _field_error("id", f"rollout {job_id!r} is {'running' if job.running else 'finished'}")
         check_room()
+        resumed_at = job.done  # the thread may report its first chunk before this returns
         launch(job)
-        return {"id": job.id, "trials": job.done}
+        return {"id": job.id, "trials": resumed_at}
 
     def get_job(job_id: str) -> RolloutJobState:
         job = jobs.get(job_id)
@@ -501,20 +521,21 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
             raise _field_error("id", f"no rollout {job_id!r}")
         return job
 
-    @app.get("/rollouts/{job_id}", dependencies=deps)
+    @app.get("/rollouts/{job_id}", dependencies=deps, responses=job_errors)
     async def rollout_result(job_id: str) -> dict[str, Any]:
         """The job's state; ``result`` in ``fibsbot rollout --json``'s shape when finished."""
         job = get_job(job_id)
         return {"id": job.id, "trials": job.done, "total": job.total, "error": job.error,
                 "result": job.result.as_json() if job.result is not None else None}
 
-    @app.delete("/rollouts/{job_id}", dependencies=deps)
+    @app.delete("/rollouts/{job_id}", dependencies=deps, responses=job_errors)
     async def cancel_rollout(job_id: str) -> dict[str, Any]:
         job = get_job(job_id)
         job.cancelled.set()
         return {"id": job.id, "cancelled": True}
 
-    @app.get("/rollouts/{job_id}/events", dependencies=deps)
+    @app.get("/rollouts/{job_id}/events", dependencies=deps, response_class=StreamingResponse,
+             responses={**job_errors, 200: {"content": {"text/event-stream": {}}, "description": "progress, then end"}})
     async def rollout_events(job_id: str, request: Request) -> StreamingResponse:
         """Server-sent events: running equities with standard errors, trials done, ETA; then ``end``."""
         job = get_job(job_id)
@@ -549,13 +570,21 @@ def build_app(engine: Engine, pool: Pool, settings: decide.ServerSettings, *, to
 
 
 def _pips(request: Request) -> dict[str, int]:
+    """wildbg's ``p0``..``p25`` (a chequer count: an optional sign and at most 6 digits);
+    any parameter given twice is an error (which one counts would be a guess)."""
+    params = request.query_params
+    for name in params:
+        if len(params.getlist(name)) > 1:
+            raise _field_error(name, "given more than once")
     out: dict[str, int] = {}
     for i in range(26):
-        raw = request.query_params.get(f"p{i}")
+        raw = params.get(f"p{i}")
         if raw is None:
             continue
-        try:
-            out[f"p{i}"] = int(raw)
-        except ValueError:
-            raise _field_error(f"p{i}", "an integer") from None
+        if not _COUNT.fullmatch(raw):
+            raise _field_error(f"p{i}", "an integer (a chequer count, negative for o)")
+        out[f"p{i}"] = int(raw)
     return out
+
+
+_COUNT = re.compile(r"[+-]?[0-9]{1,6}")
