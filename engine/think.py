@@ -129,6 +129,8 @@ class CostModel:
     safety: float = 1.15
     unlearned: float = 1.5  # more caution at a depth measured fewer than 3 times
     measurable: int = 1000  # nodes: a smaller search's own rate is not used
+    recent: dict[int, list[float]] = field(default_factory=dict, repr=False)  # the last rates at each depth
+    keep: int = 64
 
     parts: dict[str, CostModel] = field(default_factory=dict, repr=False)
 
@@ -148,10 +150,21 @@ class CostModel:
         rate = seconds / max(nodes, 1)
         if plies > 0 and nodes > 50:
             self.rate[plies] += self.weight * (rate - self.rate[plies])
+            self.seen[plies] += 1
+            last = self.recent.setdefault(plies, [])
+            last.append(rate)
+            del last[:-self.keep]
             if previous_rate is not None and previous_rate > 0:
                 self.scale[plies] += self.weight * (rate / previous_rate - self.scale[plies])
-                self.seen[plies] += 1
         return rate
+
+    def low_rate(self, plies: int) -> float:
+        """A low estimate of the seconds per node at ``plies``: the tenth
+        percentile of the last rates measured there (the learned rate before
+        any). Positions differ tenfold in cost per node, and the mean is set
+        by the dear ones."""
+        last = sorted(self.recent.get(plies, ()))
+        return last[len(last) // 10] if last else self.rate[plies]
 
     def predict(self, plies: int, nodes: int, last_rate: float | None, last_plies: int, last_nodes: int = 0) -> float:
         """Predicted seconds of a ``plies`` search of ``nodes`` nodes, from the
@@ -267,13 +280,22 @@ class _Deepening:
     def elapsed(self) -> float:
         return self.clock() - self.start
 
-    def fits(self, plies: int, nodes: int) -> bool:
+    def fits(self, plies: int, nodes: int, first: bool = False) -> bool:
+        """Whether a ``plies`` search of ``nodes`` nodes fits what is left.
+        ``first``: the first search past 0 ply (2 plies, straight from the
+        0-ply round), predicted at a low rate of the decisions seen at that
+        depth (:meth:`CostModel.low_rate`): where the budget may cover it, it
+        is tried rather than a shallower search (a misprediction is cut at
+        the deadline with the wall clock)."""
         if not self.steps:
             return True  # the first depth always runs (0 ply: microseconds)
         if self.think.mode == "nodes":
             return self.nodes + nodes <= self.think.budget
         last = next((s for s in reversed(self.steps) if s.nodes), self.steps[-1])
-        return self.elapsed() + self.model.predict(plies, nodes, self.rate, last.plies, last.nodes) <= self.think.budget
+        predicted = self.model.predict(plies, nodes, self.rate, last.plies, last.nodes)
+        if first:
+            predicted = min(predicted, nodes * self.model.low_rate(plies) * self.model.safety)
+        return self.elapsed() + predicted <= self.think.budget
 
     def run(self, plies: int, nodes: int, fn: Callable[[], Any]) -> tuple[bool, Any]:
         t0 = self.clock()
@@ -315,19 +337,29 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
     decision: MoveDecision | None = None
     reached = searched = 0
     n_moves = 0
+    jumped = False
     for plies in _plies_ladder(spec.max_plies):
         known = decision.candidates if decision is not None else []
         nodes, scores = search_plan(table, plies, known, n_moves) if decision is not None else (0, True)
         if decision is not None and n_moves <= 1:
             break
-        if decision is not None and searched >= 2 and not scores:
-            # the scores of a search of 2 plies or more are those of this one's
-            # rounds: one play is left before the last, so its decision is known
+        if decision is not None and not scores and (searched >= 2 or nodes == n_moves):
+            # one play is left before this depth's last round, and the scores its
+            # rounds filter on are known (those of a search of 2 plies or more, or
+            # the 0-ply round every depth starts with): its decision is known
             reached = plies
             loop.steps.append(Step(plies, 0, 0.0, str(decision.move)))
             continue
-        if decision is not None and not loop.fits(plies, nodes):
+        if plies == 1 and spec.max_plies >= 2:
+            # straight to 2 plies when they fit: gnubg's 2-ply search has no
+            # 1-ply round, so a 1-ply search first would only spend the budget
+            two, _ = search_plan(table, 2, known, n_moves)
+            if loop.fits(2, two, first=True):
+                jumped = True
+                continue
+        if decision is not None and not jumped and not loop.fits(plies, nodes):
             break
+        jumped = False
         settings = spec.checker(plies)
 
         def search(settings: Any = settings) -> MoveDecision:
@@ -364,10 +396,15 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
     loop = _Deepening(spec, clock, (model or DEFAULT_MODEL).for_decision(position, cube=True))
     decision: CubeDecision | None = None
     reached = 0
+    jumped = False
     for plies in _plies_ladder(spec.cube_plies):
         nodes = cube_nodes(plies)
-        if decision is not None and not loop.fits(plies, nodes):
+        if plies == 1 and spec.cube_plies >= 2 and loop.fits(2, cube_nodes(2), first=True):
+            jumped = True  # straight to 2 plies (their decision makes its own 1-ply pre-check)
+            continue
+        if decision is not None and not jumped and not loop.fits(plies, nodes):
             break
+        jumped = False
 
         def decide(plies: int = plies) -> CubeDecision:
             cube: CubeDecision = engine.cube_decision(position, match=match, level=spec.cube(plies), threads=threads,

@@ -1,8 +1,10 @@
-"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --matches M --levels L]``.
+"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --seed S --matches M --levels L]``.
 
 ``--positions``: chequer plays (default 200; a fifth as many cube decisions
 besides); ``--trials``: rollout trials per judged decision (1296);
-``--time-ratio``: our budget over gnubg's time (1); ``--levels``: our
+``--time-ratio``: our budget over gnubg's time (1); ``--seed``: the
+self-play games' and the rollouts' seed (default: a held-out seed no test
+uses; give another for a fresh sample); ``--levels``: our
 thinking-time levels, comma-separated (a name, or a move filter's name for
 the strong level's ladder with that filter; default "fibsbot strong").
 
@@ -152,13 +154,19 @@ def judge_cube(engine: Engine, spot: Spot, doubles: dict[str, tuple[bool, bool]]
 
 
 def think_variants(names: str) -> dict[str, Think]:
-    """Our levels to compare: named think levels, or a filter name (the named
-    strong level's ladder with that move filter)."""
+    """Our levels to compare: named think levels, a budget in seconds, or a
+    filter name (the named strong level's ladder with that move filter)."""
     from engine.levels import MOVE_FILTERS, THINK_LEVELS, think_level
 
     out: dict[str, Think] = {}
     for name in [n.strip() for n in (names or "fibsbot strong").split(",") if n.strip()]:
-        if name.lower() in MOVE_FILTERS:
+        try:
+            seconds = float(name)
+        except ValueError:
+            seconds = 0.0
+        if seconds > 0:  # a budget in seconds: {think: S}
+            out[f"think {seconds:g}s"] = think_level(seconds)
+        elif name.lower() in MOVE_FILTERS:
             base = THINK_LEVELS["fibsbot strong"]
             out[f"think, {name} filter"] = replace(base, move_filter=name.lower(), name=f"think {name}")
         else:
@@ -167,7 +175,7 @@ def think_variants(names: str) -> dict[str, Think]:
 
 
 def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dict[str, Think], trials: int,
-                  threads: int | None, log: bool = True, ratio: float = 1.0) -> Tally:
+                  threads: int | None, log: bool = True, ratio: float = 1.0, seed: int = HELD_OUT_SEED) -> Tally:
     from engine.think import CostModel, think_cube, think_move
 
     tally = Tally(ours={k: [] for k in variants}, depths={k: [] for k in variants},
@@ -189,7 +197,7 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
                 tally.depths[name].append(r.plies)
                 tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
                 tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
-            losses = judge_plays(engine, spot, plays, trials, HELD_OUT_SEED + i, threads)
+            losses = judge_plays(engine, spot, plays, trials, seed + i, threads)
         else:
             action, seconds = gnubg.cube_action(spot.position, mid)
             if action is None:
@@ -203,7 +211,7 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
                 tally.depths[name].append(r.plies)
                 tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
                 tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
-            losses = judge_cube(engine, spot, choices, trials, HELD_OUT_SEED + i, threads)
+            losses = judge_cube(engine, spot, choices, trials, seed + i, threads)
         tally.budgets.append(seconds)
         tally.gnubg.append(losses["gnubg"])
         for name in variants:
@@ -244,17 +252,18 @@ def run_equal_time(args: argparse.Namespace, run_matches: Callable[..., list[str
     variants = think_variants(getattr(args, "levels", ""))
     trials = int(getattr(args, "trials", None) or 1296)
     ratio = float(getattr(args, "time_ratio", None) or 1.0)
+    seed = HELD_OUT_SEED if getattr(args, "seed", None) is None else int(args.seed)
     n = max(args.positions if args.positions != 1000 else 200, 1)
     cubes = max(n // 5, 1)
     print(f"equal-time: {n} chequer plays and {cubes} cube decisions from seeded Expert self-play "
-          f"(seed {HELD_OUT_SEED}), {MONEY_JACOBY};")
+          f"(seed {seed}), {MONEY_JACOBY};")
     times = "gnubg's CPU time" if ratio == 1.0 else f"{ratio:g} times gnubg's CPU time"
     print(f"  gnubg {gnubg.g.version} World class on 1 thread; ours: {', '.join(variants)} with {times} "
           f"for each decision, 1 thread; judge: rollouts of the differing choices, {trials} trials, same dice, "
           f"variance reduction, Expert")
     start = time.perf_counter()
-    spots = self_play_spots(engine, n, cubes)
-    tally = run_decisions(engine, gnubg, spots, variants, trials, threads=None, ratio=ratio)
+    spots = self_play_spots(engine, n, cubes, seed)
+    tally = run_decisions(engine, gnubg, spots, variants, trials, threads=None, ratio=ratio, seed=seed)
     for line in report(tally):
         print(line)
     print(f"  ({time.perf_counter() - start:.0f} s)")
