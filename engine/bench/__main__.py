@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="equal-time: rollout trials per judged decision")
     parser.add_argument("--time-ratio", type=float, default=1.0, help="equal-time: our budget over gnubg's time")
     parser.add_argument("--matches", type=int, default=0, help="equal-time: pairs of 7-point matches against gnubg")
+    parser.add_argument("--bank", action="store_true",
+                        help="equal-time: our level banks the CPU time it saves for later decisions")
     parser.add_argument("--seed", type=int, default=None,
                         help="equal-time: the self-play and rollout seed (default: its held-out seed)")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")

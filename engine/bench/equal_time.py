@@ -99,6 +99,7 @@ class Tally:
     over: dict[str, list[float]] = field(default_factory=dict)  # seconds past the budget (0 if within)
     budgets: list[float] = field(default_factory=list)
     differing: dict[str, int] = field(default_factory=dict)
+    spent: dict[str, float] = field(default_factory=dict)  # our CPU seconds in all
 
 
 def _cubeful(c: Any) -> float:
@@ -175,42 +176,50 @@ def think_variants(names: str) -> dict[str, Think]:
 
 
 def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dict[str, Think], trials: int,
-                  threads: int | None, log: bool = True, ratio: float = 1.0, seed: int = HELD_OUT_SEED) -> Tally:
+                  threads: int | None, log: bool = True, ratio: float = 1.0, seed: int = HELD_OUT_SEED,
+                  bank: bool = False) -> Tally:
+    """Each spot decided by gnubg and by each of our levels (``ratio`` times
+    gnubg's CPU time for it; ``bank``: plus the CPU time our level saved on
+    the decisions before, so that its total never passes gnubg's), then judged."""
     from engine.think import CostModel, think_cube, think_move
 
     tally = Tally(ours={k: [] for k in variants}, depths={k: [] for k in variants},
                   used={k: [] for k in variants}, over={k: [] for k in variants},
-                  differing=dict.fromkeys(variants, 0))
+                  differing=dict.fromkeys(variants, 0), spent=dict.fromkeys(variants, 0.0))
     models = {k: CostModel() for k in variants}
+    saved = dict.fromkeys(variants, 0.0)
     mid = gnubg.money.match_id()
     for i, spot in enumerate(spots):
         if spot.dice is not None:
             theirs, seconds = gnubg.move(spot.position, spot.dice)
             if theirs is None:
                 continue
-            plays: dict[str, Position] = {"gnubg": theirs}
-            for name, think in variants.items():
-                r = think_move(engine, spot.position, spot.dice, match=gnubg.money,
-                               think=replace(think, budget=max(ratio * seconds, 1e-4)), threads=1,
-                               clock=time.process_time, model=models[name])
-                plays[name] = r.decision.candidates[0].position
-                tally.depths[name].append(r.plies)
-                tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
-                tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
-            losses = judge_plays(engine, spot, plays, trials, seed + i, threads)
+            choices: dict[str, Any] = {"gnubg": theirs}
         else:
             action, seconds = gnubg.cube_action(spot.position, mid)
             if action is None:
                 continue
             choices = {"gnubg": (gnubg_doubles(action), gnubg_takes(action))}
-            for name, think in variants.items():
-                r = think_cube(engine, spot.position, match=gnubg.money,
-                               think=replace(think, budget=max(ratio * seconds, 1e-4)),
-                               threads=1, clock=time.process_time, model=models[name])
+        for name, think in variants.items():
+            given = ratio * seconds
+            budget = max(given + (max(saved[name], 0.0) if bank else 0.0), 1e-4)
+            level = replace(think, budget=budget)
+            if spot.dice is not None:
+                r = think_move(engine, spot.position, spot.dice, match=gnubg.money, think=level, threads=1,
+                               clock=time.process_time, model=models[name])
+                choices[name] = r.decision.candidates[0].position
+            else:
+                r = think_cube(engine, spot.position, match=gnubg.money, think=level, threads=1,
+                               clock=time.process_time, model=models[name])
                 choices[name] = (r.decision.should_double, r.decision.should_take)
-                tally.depths[name].append(r.plies)
-                tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
-                tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
+            saved[name] += given - r.seconds
+            tally.spent[name] += r.seconds
+            tally.depths[name].append(r.plies)
+            tally.used[name].append(r.seconds / budget)
+            tally.over[name].append(max(r.seconds - budget, 0.0))
+        if spot.dice is not None:
+            losses = judge_plays(engine, spot, choices, trials, seed + i, threads)
+        else:
             losses = judge_cube(engine, spot, choices, trials, seed + i, threads)
         tally.budgets.append(seconds)
         tally.gnubg.append(losses["gnubg"])
@@ -240,7 +249,8 @@ def report(tally: Tally) -> list[str]:
                   f"[{1000 * (diff - dhalf):+.2f}, {1000 * (diff + dhalf):+.2f}] ({less})",
                   f"    depth reached: mean {statistics.fmean(depths or [0]):.2f} ({hist}); CPU time used / "
                   f"budget: mean {statistics.fmean(used or [0]):.2f}, max {max(used or [0]):.2f} "
-                  f"(most past a budget: {1000 * max(tally.over[name] or [0]):.1f} ms)"]
+                  f"(most past a budget: {1000 * max(tally.over[name] or [0]):.1f} ms); CPU time in all "
+                  f"{tally.spent.get(name, 0.0) / max(sum(tally.budgets), 1e-9):.2f} times gnubg's"]
     return lines
 
 
@@ -258,12 +268,15 @@ def run_equal_time(args: argparse.Namespace, run_matches: Callable[..., list[str
     print(f"equal-time: {n} chequer plays and {cubes} cube decisions from seeded Expert self-play "
           f"(seed {seed}), {MONEY_JACOBY};")
     times = "gnubg's CPU time" if ratio == 1.0 else f"{ratio:g} times gnubg's CPU time"
+    if getattr(args, "bank", False):
+        times += " plus the CPU time it saved before (banked: never more than gnubg's in all)"
     print(f"  gnubg {gnubg.g.version} World class on 1 thread; ours: {', '.join(variants)} with {times} "
           f"for each decision, 1 thread; judge: rollouts of the differing choices, {trials} trials, same dice, "
           f"variance reduction, Expert")
     start = time.perf_counter()
     spots = self_play_spots(engine, n, cubes, seed)
-    tally = run_decisions(engine, gnubg, spots, variants, trials, threads=None, ratio=ratio, seed=seed)
+    bank = bool(getattr(args, "bank", False))
+    tally = run_decisions(engine, gnubg, spots, variants, trials, threads=None, ratio=ratio, seed=seed, bank=bank)
     for line in report(tally):
         print(line)
     print(f"  ({time.perf_counter() - start:.0f} s)")
