@@ -5,19 +5,25 @@ for repeatable runs) instead of a depth. :func:`think_move` deepens over
 gnubg-numbered plies (0, 1, 2, 3, 4), each depth being exactly gnubg's search
 at that depth with the level's move filter (the filters of gnubg's manual,
 "Move filters"), and stops before the first depth whose predicted cost does
-not fit what is left of the budget. The decision is the deepest one finished,
-so it equals the fixed-depth decision of the depth it reports.
+not fit what is left of the budget. After the 0-ply round it goes straight to
+2 plies where they fit (gnubg's 2-ply search has no 1-ply round, so a 1-ply
+search first would only spend budget); 1 ply is searched only where 2 plies do
+not fit. The decision is the deepest one finished, so it equals the
+fixed-depth decision of the depth it reports.
 
 Cost model. A candidate scored at k plies costs ``N(k) = 1 + 21 + ... + 21**k``
 nodes (a node: one position whose play is chosen, or one leaf), and a search
 at n plies scores every legal play at 0 ply, then the survivors of each filter
 deeper. The survivors of the next depth's filters are read off the candidates
 of the depth just finished (their scores and depths), so the next depth's node
-count is known before it runs. In time mode, seconds per node are learned:
+count is known before it runs (the 2-ply count exactly from the 0-ply round).
+In time mode, seconds per node are learned:
 measured on the depth just searched (if it was large enough to measure; else
 the rate learned at that depth), scaled by the ratio between depths that a
 :class:`CostModel` learns from the decisions it has seen, apart for contact
-and race positions and for chequer play and cube decisions. A deeper search only
+and race positions and for chequer play and cube decisions; the step from 0
+to 2 plies is predicted at a low rate of the decisions seen (positions differ
+tenfold in cost per node), so that a budget that may cover it tries it. A deeper search only
 starts when the time spent plus its predicted time fits the budget; a
 prediction that proves wrong is cut at ``budget * (1 + margin / 2)`` (wall clock;
 the other half of the margin covers waking up and returning):
