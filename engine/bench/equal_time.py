@@ -1,10 +1,14 @@
-"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --seed S --matches M --levels L]``.
+"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --seed S --bank ...]``.
+
+Also ``--matches M --levels L``.
 
 ``--positions``: chequer plays (default 200; a fifth as many cube decisions
 besides); ``--trials``: rollout trials per judged decision (1296);
 ``--time-ratio``: our budget over gnubg's time (1); ``--seed``: the
 self-play games' and the rollouts' seed (default: a held-out seed no test
-uses; give another for a fresh sample); ``--levels``: our
+uses; give another for a fresh sample); ``--bank``: our level also gets the
+CPU time it saved on the decisions before (equal total time, not per
+decision); ``--levels``: our
 thinking-time levels, comma-separated (a name, or a move filter's name for
 the strong level's ladder with that filter; default "fibsbot strong").
 
