@@ -5,19 +5,25 @@ for repeatable runs) instead of a depth. :func:`think_move` deepens over
 gnubg-numbered plies (0, 1, 2, 3, 4), each depth being exactly gnubg's search
 at that depth with the level's move filter (the filters of gnubg's manual,
 "Move filters"), and stops before the first depth whose predicted cost does
-not fit what is left of the budget. The decision is the deepest one finished,
-so it equals the fixed-depth decision of the depth it reports.
+not fit what is left of the budget. After the 0-ply round it goes straight to
+2 plies where they fit (gnubg's 2-ply search has no 1-ply round, so a 1-ply
+search first would only spend budget); 1 ply is searched only where 2 plies do
+not fit. The decision is the deepest one finished, so it equals the
+fixed-depth decision of the depth it reports.
 
 Cost model. A candidate scored at k plies costs ``N(k) = 1 + 21 + ... + 21**k``
 nodes (a node: one position whose play is chosen, or one leaf), and a search
 at n plies scores every legal play at 0 ply, then the survivors of each filter
 deeper. The survivors of the next depth's filters are read off the candidates
 of the depth just finished (their scores and depths), so the next depth's node
-count is known before it runs. In time mode, seconds per node are learned:
+count is known before it runs (the 2-ply count exactly from the 0-ply round).
+In time mode, seconds per node are learned:
 measured on the depth just searched (if it was large enough to measure; else
 the rate learned at that depth), scaled by the ratio between depths that a
 :class:`CostModel` learns from the decisions it has seen, apart for contact
-and race positions and for chequer play and cube decisions. A deeper search only
+and race positions and for chequer play and cube decisions; the step from 0
+to 2 plies is predicted at a low rate of the decisions seen (positions differ
+tenfold in cost per node), so that a budget that may cover it tries it. A deeper search only
 starts when the time spent plus its predicted time fits the budget; a
 prediction that proves wrong is cut at ``budget * (1 + margin / 2)`` (wall clock;
 the other half of the margin covers waking up and returning):
@@ -129,6 +135,8 @@ class CostModel:
     safety: float = 1.15
     unlearned: float = 1.5  # more caution at a depth measured fewer than 3 times
     measurable: int = 1000  # nodes: a smaller search's own rate is not used
+    recent: dict[int, list[float]] = field(default_factory=dict, repr=False)  # the last rates at each depth
+    keep: int = 64
 
     parts: dict[str, CostModel] = field(default_factory=dict, repr=False)
 
@@ -148,10 +156,21 @@ class CostModel:
         rate = seconds / max(nodes, 1)
         if plies > 0 and nodes > 50:
             self.rate[plies] += self.weight * (rate - self.rate[plies])
+            self.seen[plies] += 1
+            last = self.recent.setdefault(plies, [])
+            last.append(rate)
+            del last[:-self.keep]
             if previous_rate is not None and previous_rate > 0:
                 self.scale[plies] += self.weight * (rate / previous_rate - self.scale[plies])
-                self.seen[plies] += 1
         return rate
+
+    def low_rate(self, plies: int) -> float:
+        """A low estimate of the seconds per node at ``plies``: the tenth
+        percentile of the last rates measured there (the learned rate before
+        any). Positions differ tenfold in cost per node, and the mean is set
+        by the dear ones."""
+        last = sorted(self.recent.get(plies, ()))
+        return last[len(last) // 10] if last else self.rate[plies]
 
     def predict(self, plies: int, nodes: int, last_rate: float | None, last_plies: int, last_nodes: int = 0) -> float:
         """Predicted seconds of a ``plies`` search of ``nodes`` nodes, from the
@@ -267,13 +286,22 @@ class _Deepening:
     def elapsed(self) -> float:
         return self.clock() - self.start
 
-    def fits(self, plies: int, nodes: int) -> bool:
+    def fits(self, plies: int, nodes: int, first: bool = False) -> bool:
+        """Whether a ``plies`` search of ``nodes`` nodes fits what is left.
+        ``first``: the first search past 0 ply (2 plies, straight from the
+        0-ply round), predicted at a low rate of the decisions seen at that
+        depth (:meth:`CostModel.low_rate`): where the budget may cover it, it
+        is tried rather than a shallower search (a misprediction is cut at
+        the deadline with the wall clock)."""
         if not self.steps:
             return True  # the first depth always runs (0 ply: microseconds)
         if self.think.mode == "nodes":
             return self.nodes + nodes <= self.think.budget
         last = next((s for s in reversed(self.steps) if s.nodes), self.steps[-1])
-        return self.elapsed() + self.model.predict(plies, nodes, self.rate, last.plies, last.nodes) <= self.think.budget
+        predicted = self.model.predict(plies, nodes, self.rate, last.plies, last.nodes)
+        if first:
+            predicted = min(predicted, nodes * self.model.low_rate(plies) * self.model.safety)
+        return self.elapsed() + predicted <= self.think.budget
 
     def run(self, plies: int, nodes: int, fn: Callable[[], Any]) -> tuple[bool, Any]:
         t0 = self.clock()
@@ -315,19 +343,29 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
     decision: MoveDecision | None = None
     reached = searched = 0
     n_moves = 0
+    jumped = False
     for plies in _plies_ladder(spec.max_plies):
         known = decision.candidates if decision is not None else []
         nodes, scores = search_plan(table, plies, known, n_moves) if decision is not None else (0, True)
         if decision is not None and n_moves <= 1:
             break
-        if decision is not None and searched >= 2 and not scores:
-            # the scores of a search of 2 plies or more are those of this one's
-            # rounds: one play is left before the last, so its decision is known
+        if decision is not None and not scores and (searched >= 2 or nodes == n_moves):
+            # one play is left before this depth's last round, and the scores its
+            # rounds filter on are known (those of a search of 2 plies or more, or
+            # the 0-ply round every depth starts with): its decision is known
             reached = plies
             loop.steps.append(Step(plies, 0, 0.0, str(decision.move)))
             continue
-        if decision is not None and not loop.fits(plies, nodes):
+        if plies == 1 and spec.max_plies >= 2:
+            # straight to 2 plies when they fit: gnubg's 2-ply search has no
+            # 1-ply round, so a 1-ply search first would only spend the budget
+            two, _ = search_plan(table, 2, known, n_moves)
+            if loop.fits(2, two, first=True):
+                jumped = True
+                continue
+        if decision is not None and not jumped and not loop.fits(plies, nodes):
             break
+        jumped = False
         settings = spec.checker(plies)
 
         def search(settings: Any = settings) -> MoveDecision:
@@ -364,10 +402,15 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
     loop = _Deepening(spec, clock, (model or DEFAULT_MODEL).for_decision(position, cube=True))
     decision: CubeDecision | None = None
     reached = 0
+    jumped = False
     for plies in _plies_ladder(spec.cube_plies):
         nodes = cube_nodes(plies)
-        if decision is not None and not loop.fits(plies, nodes):
+        if plies == 1 and spec.cube_plies >= 2 and loop.fits(2, cube_nodes(2), first=True):
+            jumped = True  # straight to 2 plies (their decision makes its own 1-ply pre-check)
+            continue
+        if decision is not None and not jumped and not loop.fits(plies, nodes):
             break
+        jumped = False
 
         def decide(plies: int = plies) -> CubeDecision:
             cube: CubeDecision = engine.cube_decision(position, match=match, level=spec.cube(plies), threads=threads,

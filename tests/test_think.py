@@ -92,6 +92,40 @@ def test_the_next_depth_is_counted_before_it_runs(engine, spots):
         assert runs == any(c.plies == 3 for c in three)
 
 
+def test_two_plies_whenever_their_nodes_fit(engine, spots):
+    """A budget that covers the 0-ply round and the 2-ply search reaches 2 plies
+    (no 1-ply search spends it first); one node less stops short of 2 plies."""
+    t = Think(1, mode="nodes")
+    table = MOVE_FILTERS["normal"]
+    for p, d in spots:
+        zero = engine.best_move(p, d, match=None, level=t.checker(0)).candidates
+        n = len(zero)
+        two, scores = search_plan(table, 2, zero, n)
+        if not scores:
+            continue
+        r = think_move(engine, p, d, think=Think(n + two, mode="nodes"))
+        # (deeper too where the 2-ply search leaves one play for the 3-ply round)
+        assert r.plies >= 2 and r.nodes == n + two and [s.plies for s in r.steps if s.nodes] == [0, 2]
+        assert r.decision.move == engine.best_move(p, d, match=None, level=t.checker(2)).move
+        short = think_move(engine, p, d, think=Think(n + two - 1, mode="nodes"))
+        assert short.plies <= 1 and short.searched <= 1
+
+
+def test_time_mode_reaches_two_plies_on_a_fresh_model(engine, spots):
+    """In time mode a budget of a few times a 2-ply search's cost reaches 2 plies
+    from the first decision on (the default rates are priors, not caution)."""
+    model = CostModel()
+    t = Think(1, mode="nodes")
+    for p, d in spots:
+        start = time.process_time()
+        engine.best_move(p, d, match=None, level=t.checker(2))
+        cost = time.process_time() - start
+        r = think_move(engine, p, d, think=Think(max(5 * cost, 0.005), max_plies=2), clock=time.process_time,
+                       model=model)
+        # (or settled: one play left after the 0-ply round every depth starts with)
+        assert r.plies == 2 and [s.plies for s in r.steps if s.nodes] in ([0, 2], [0]), r.as_json()
+
+
 def test_forced_play_and_match_state(engine):
     p = Position.initial()
     r = think_move(engine, p, (6, 6), match=MatchState(length=7, score=(2, 4)), think=Think(200, mode="nodes"))
@@ -186,7 +220,8 @@ def test_hint_names_the_depth(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["plies"] == data["think"]["plies"] >= 2
     assert data["chosen"] == data["candidates"][0]["move"] == "8/4 6/4"
-    assert [s["plies"] for s in data["think"]["steps"]] == list(range(data["plies"] + 1))
+    # no 1-ply round where 2 plies fit: gnubg's 2-ply search has none
+    assert [s["plies"] for s in data["think"]["steps"]] == [0, *range(2, data["plies"] + 1)]
     assert main(["hint", "4HPwATDgc/ABMA", "--dice", "42", "--level", "world class", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["plies"] == 2
 
@@ -213,6 +248,20 @@ def test_equal_time_spots_and_judge(engine):
     assert min(both.values()) == 0.0 and max(both.values()) > 0.0
     mean, half = interval([1.0, 2.0, 3.0])
     assert mean == 2.0 and half == pytest.approx(1.96 / 3 ** 0.5)
+
+
+def test_think_wall_plays_each_decision_as_the_bot(engine):
+    from engine.bench.equal_time import self_play_spots, think_variants
+    from engine.bench.equal_time_wall import wall_times
+
+    spots = self_play_spots(engine, 3, 1, seed=98)
+    think = Think(600, mode="nodes")
+    rows = wall_times(engine, spots, think)
+    money = MatchState(length=0, jacoby=True)
+    want = [think_move(engine, s.position, s.dice, match=money, think=think).plies if s.dice else
+            think_cube(engine, s.position, match=money, think=think).plies for s in spots]
+    assert [d for _, d, _ in rows] == want and not any(cut for _, _, cut in rows)
+    assert set(think_variants("fibsbot strong,0.5,large")) == {"fibsbot strong", "think 0.5s", "think, large filter"}
 
 
 def test_a_cut_gnubg_tuple_is_settled(engine):

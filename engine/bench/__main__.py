@@ -7,7 +7,8 @@
     python -m engine.bench parity [--levels "world class,supremo"] [--scale 0.1]
     python -m engine.bench serve [--positions 200 --scale 1]
     python -m engine.bench gnubg-client [--matches 12 --seed 31 --level L]
-    python -m engine.bench equal-time [--positions N --trials T --matches M --time-ratio R]
+    python -m engine.bench equal-time [--positions N --trials T --matches M --time-ratio R --seed S]
+    python -m engine.bench think-wall [--positions 36 --levels L]
     python -m engine.bench --signature
     python -m engine.bench --list            every developer tool with its command
 
@@ -20,7 +21,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.bench import api, decide, equal_time, equal_time_match, eval, gnubg_client, movegen, parity, serve
+from engine.bench import (
+    api,
+    decide,
+    equal_time,
+    equal_time_match,
+    equal_time_wall,
+    eval,
+    gnubg_client,
+    movegen,
+    parity,
+    serve,
+)
 from engine.levels import DEFAULT_TRIALS
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
@@ -33,6 +45,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], None]] = {
     "serve": serve.run_serve,
     "gnubg-client": gnubg_client.run_gnubg_client,
     "equal-time": lambda args: equal_time.run_equal_time(args, equal_time_match.run_matches),
+    "think-wall": equal_time_wall.run_think_wall,
 }
 
 
@@ -47,8 +60,10 @@ TOOLS: tuple[tuple[str, str], ...] = (
     ("python -m engine.bench serve [--positions 300]", "Debian gnubg's external socket against our socket and HTTP"),
     ("python -m engine.bench gnubg-client [--matches 12 --seed 31 --level L]",
      "Debian gnubg as a client plays whole matches with our socket as one side's brain"),
-    ("python -m engine.bench equal-time [--positions N --trials T --time-ratio R]",
+    ("python -m engine.bench equal-time [--positions N --trials T --time-ratio R --seed S]",
      "thinking-time play against gnubg World class at gnubg's own time, judged by rollouts"),
+    ("python -m engine.bench think-wall [--positions 36 --levels L]",
+     "thinking-time levels' wall-clock answer time against their budget, as the bot plays them"),
     ("python -m bot.cli.startup_bench [-n 21]", "cold start of fibsbot --version and hint against gnubg's hint"),
     ("python -m bot.store.bench import|stats", "database import against parsing, stats over 10,000 matches"),
     ("python -m engine.bench --signature", "the deterministic checksum of every level's decisions"),
@@ -75,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", nargs="?", choices=sorted(COMMANDS), help="which benchmark")
     parser.add_argument("--positions", type=int, default=1000, help="size of the seeded position set")
-    parser.add_argument("--levels", default="", help="parity: levels, comma-separated (default: the searching ones)")
+    parser.add_argument("--levels", default="", help="parity, equal-time, think-wall: levels, comma-separated")
     parser.add_argument("--scale", type=float, default=1.0, help="parity, serve: multiplies the default set sizes")
     parser.add_argument("--match", type=decide.match_score, default=None,
                         help="decide: a match score LENGTH:A-B, such as 7:2-3 (default: money play)")
@@ -84,8 +99,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--time-ratio", type=float, default=1.0, help="equal-time: our budget over gnubg's time")
     parser.add_argument("--matches", type=int, default=0,
                         help="equal-time: pairs of 7-point matches against gnubg; gnubg-client: runs (default 12)")
-    parser.add_argument("--seed", type=int, default=gnubg_client.SEED, help="gnubg-client: the setups' seed")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="equal-time: the self-play and rollout seed; gnubg-client: the setups' seed "
+                             "(default: each tool's held-out seed)")
     parser.add_argument("--level", default="", help="gnubg-client: our level in every run (default: varied)")
+    parser.add_argument("--bank", action="store_true",
+                        help="equal-time: our level banks the CPU time it saves for later decisions")
     parser.add_argument("--signature", action="store_true", help="print the deterministic decision checksum")
     parser.add_argument("--list", action="store_true", help="list every developer tool with its command")
     args = parser.parse_args(argv)

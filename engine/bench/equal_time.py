@@ -1,8 +1,14 @@
-"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --matches M --levels L]``.
+"""``python -m engine.bench equal-time [--positions N --trials T --time-ratio R --seed S --bank ...]``.
+
+Also ``--matches M --levels L``.
 
 ``--positions``: chequer plays (default 200; a fifth as many cube decisions
 besides); ``--trials``: rollout trials per judged decision (1296);
-``--time-ratio``: our budget over gnubg's time (1); ``--levels``: our
+``--time-ratio``: our budget over gnubg's time (1); ``--seed``: the
+self-play games' and the rollouts' seed (default: a held-out seed no test
+uses; give another for a fresh sample); ``--bank``: our level also gets the
+CPU time it saved on the decisions before (equal total time, not per
+decision); ``--levels``: our
 thinking-time levels, comma-separated (a name, or a move filter's name for
 the strong level's ladder with that filter; default "fibsbot strong").
 
@@ -97,6 +103,7 @@ class Tally:
     over: dict[str, list[float]] = field(default_factory=dict)  # seconds past the budget (0 if within)
     budgets: list[float] = field(default_factory=list)
     differing: dict[str, int] = field(default_factory=dict)
+    spent: dict[str, float] = field(default_factory=dict)  # our CPU seconds in all
 
 
 def _cubeful(c: Any) -> float:
@@ -152,13 +159,19 @@ def judge_cube(engine: Engine, spot: Spot, doubles: dict[str, tuple[bool, bool]]
 
 
 def think_variants(names: str) -> dict[str, Think]:
-    """Our levels to compare: named think levels, or a filter name (the named
-    strong level's ladder with that move filter)."""
+    """Our levels to compare: named think levels, a budget in seconds, or a
+    filter name (the named strong level's ladder with that move filter)."""
     from engine.levels import MOVE_FILTERS, THINK_LEVELS, think_level
 
     out: dict[str, Think] = {}
     for name in [n.strip() for n in (names or "fibsbot strong").split(",") if n.strip()]:
-        if name.lower() in MOVE_FILTERS:
+        try:
+            seconds = float(name)
+        except ValueError:
+            seconds = 0.0
+        if seconds > 0:  # a budget in seconds: {think: S}
+            out[f"think {seconds:g}s"] = think_level(seconds)
+        elif name.lower() in MOVE_FILTERS:
             base = THINK_LEVELS["fibsbot strong"]
             out[f"think, {name} filter"] = replace(base, move_filter=name.lower(), name=f"think {name}")
         else:
@@ -167,43 +180,51 @@ def think_variants(names: str) -> dict[str, Think]:
 
 
 def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dict[str, Think], trials: int,
-                  threads: int | None, log: bool = True, ratio: float = 1.0) -> Tally:
+                  threads: int | None, log: bool = True, ratio: float = 1.0, seed: int = HELD_OUT_SEED,
+                  bank: bool = False) -> Tally:
+    """Each spot decided by gnubg and by each of our levels (``ratio`` times
+    gnubg's CPU time for it; ``bank``: plus the CPU time our level saved on
+    the decisions before, so that its total never passes gnubg's), then judged."""
     from engine.think import CostModel, think_cube, think_move
 
     tally = Tally(ours={k: [] for k in variants}, depths={k: [] for k in variants},
                   used={k: [] for k in variants}, over={k: [] for k in variants},
-                  differing=dict.fromkeys(variants, 0))
+                  differing=dict.fromkeys(variants, 0), spent=dict.fromkeys(variants, 0.0))
     models = {k: CostModel() for k in variants}
+    saved = dict.fromkeys(variants, 0.0)
     mid = gnubg.money.match_id()
     for i, spot in enumerate(spots):
         if spot.dice is not None:
             theirs, seconds = gnubg.move(spot.position, spot.dice)
             if theirs is None:
                 continue
-            plays: dict[str, Position] = {"gnubg": theirs}
-            for name, think in variants.items():
-                r = think_move(engine, spot.position, spot.dice, match=gnubg.money,
-                               think=replace(think, budget=max(ratio * seconds, 1e-4)), threads=1,
-                               clock=time.process_time, model=models[name])
-                plays[name] = r.decision.candidates[0].position
-                tally.depths[name].append(r.plies)
-                tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
-                tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
-            losses = judge_plays(engine, spot, plays, trials, HELD_OUT_SEED + i, threads)
+            choices: dict[str, Any] = {"gnubg": theirs}
         else:
             action, seconds = gnubg.cube_action(spot.position, mid)
             if action is None:
                 continue
             choices = {"gnubg": (gnubg_doubles(action), gnubg_takes(action))}
-            for name, think in variants.items():
-                r = think_cube(engine, spot.position, match=gnubg.money,
-                               think=replace(think, budget=max(ratio * seconds, 1e-4)),
-                               threads=1, clock=time.process_time, model=models[name])
+        for name, think in variants.items():
+            given = ratio * seconds
+            budget = max(given + (max(saved[name], 0.0) if bank else 0.0), 1e-4)
+            level = replace(think, budget=budget)
+            if spot.dice is not None:
+                r = think_move(engine, spot.position, spot.dice, match=gnubg.money, think=level, threads=1,
+                               clock=time.process_time, model=models[name])
+                choices[name] = r.decision.candidates[0].position
+            else:
+                r = think_cube(engine, spot.position, match=gnubg.money, think=level, threads=1,
+                               clock=time.process_time, model=models[name])
                 choices[name] = (r.decision.should_double, r.decision.should_take)
-                tally.depths[name].append(r.plies)
-                tally.used[name].append(r.seconds / max(ratio * seconds, 1e-4))
-                tally.over[name].append(max(r.seconds - ratio * seconds, 0.0))
-            losses = judge_cube(engine, spot, choices, trials, HELD_OUT_SEED + i, threads)
+            saved[name] += given - r.seconds
+            tally.spent[name] += r.seconds
+            tally.depths[name].append(r.plies)
+            tally.used[name].append(r.seconds / budget)
+            tally.over[name].append(max(r.seconds - budget, 0.0))
+        if spot.dice is not None:
+            losses = judge_plays(engine, spot, choices, trials, seed + i, threads)
+        else:
+            losses = judge_cube(engine, spot, choices, trials, seed + i, threads)
         tally.budgets.append(seconds)
         tally.gnubg.append(losses["gnubg"])
         for name in variants:
@@ -232,7 +253,8 @@ def report(tally: Tally) -> list[str]:
                   f"[{1000 * (diff - dhalf):+.2f}, {1000 * (diff + dhalf):+.2f}] ({less})",
                   f"    depth reached: mean {statistics.fmean(depths or [0]):.2f} ({hist}); CPU time used / "
                   f"budget: mean {statistics.fmean(used or [0]):.2f}, max {max(used or [0]):.2f} "
-                  f"(most past a budget: {1000 * max(tally.over[name] or [0]):.1f} ms)"]
+                  f"(most past a budget: {1000 * max(tally.over[name] or [0]):.1f} ms); CPU time in all "
+                  f"{tally.spent.get(name, 0.0) / max(sum(tally.budgets), 1e-9):.2f} times gnubg's"]
     return lines
 
 
@@ -244,17 +266,21 @@ def run_equal_time(args: argparse.Namespace, run_matches: Callable[..., list[str
     variants = think_variants(getattr(args, "levels", ""))
     trials = int(getattr(args, "trials", None) or 1296)
     ratio = float(getattr(args, "time_ratio", None) or 1.0)
+    seed = HELD_OUT_SEED if getattr(args, "seed", None) is None else int(args.seed)
     n = max(args.positions if args.positions != 1000 else 200, 1)
     cubes = max(n // 5, 1)
     print(f"equal-time: {n} chequer plays and {cubes} cube decisions from seeded Expert self-play "
-          f"(seed {HELD_OUT_SEED}), {MONEY_JACOBY};")
+          f"(seed {seed}), {MONEY_JACOBY};")
     times = "gnubg's CPU time" if ratio == 1.0 else f"{ratio:g} times gnubg's CPU time"
+    if getattr(args, "bank", False):
+        times += " plus the CPU time it saved before (banked: never more than gnubg's in all)"
     print(f"  gnubg {gnubg.g.version} World class on 1 thread; ours: {', '.join(variants)} with {times} "
           f"for each decision, 1 thread; judge: rollouts of the differing choices, {trials} trials, same dice, "
           f"variance reduction, Expert")
     start = time.perf_counter()
-    spots = self_play_spots(engine, n, cubes)
-    tally = run_decisions(engine, gnubg, spots, variants, trials, threads=None, ratio=ratio)
+    spots = self_play_spots(engine, n, cubes, seed)
+    bank = bool(getattr(args, "bank", False))
+    tally = run_decisions(engine, gnubg, spots, variants, trials, threads=None, ratio=ratio, seed=seed, bank=bank)
     for line in report(tally):
         print(line)
     print(f"  ({time.perf_counter() - start:.0f} s)")

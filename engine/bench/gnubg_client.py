@@ -364,9 +364,10 @@ def summary(results: list[Result]) -> str:
 
 def run_gnubg_client(args: argparse.Namespace) -> None:
     count = args.matches or 12
-    plan = setups(args.seed, count, args.level or None)
+    seed = SEED if args.seed is None else args.seed
+    plan = setups(seed, count, args.level or None)
     print(f"Debian gnubg 1.07 as the client, our socket as one side's brain: {count} held-out setups, "
-          f"seed {args.seed}\n")
+          f"seed {seed}\n")
     with tempfile.TemporaryDirectory() as tmp:
         results = play_all(plan, Path(tmp))
     print("\n" + summary(results))
