@@ -437,16 +437,55 @@ __attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
     return _mm512_mask_sub_ps(c, _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), one, c);
 }
 
+/* gnubg 1.07's hidden sigmoid (sigmoid_rcp_avx2) sixteen units at a time: the
+ * table read by register permutes as above (i <= 100 here), 1.07's arithmetic
+ * in its order, the reciprocal by RCPPS on each 256-bit half (RCP14PS is not
+ * RCPPS). The same bits as sigmoid_rcp_avx2, without its gathers. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 sigmoid_rcp_avx512(__m512 z)
+{
+    const __m512 one = _mm512_set1_ps(1.0f), ten = _mm512_set1_ps(10.0f);
+    __m512 x1 = _mm512_mul_ps(_mm512_min_ps(_mm512_abs_ps(z), ten), ten);
+    __m512i i = _mm512_cvttps_epi32(x1);
+    const float *t = bg_sigmoid_exp_table;
+    __m512 e01 = _mm512_mask_mov_ps(
+        _mm512_permutex2var_ps(_mm512_loadu_ps(t), i, _mm512_loadu_ps(t + 16)),
+        _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
+        _mm512_permutex2var_ps(_mm512_loadu_ps(t + 32), i, _mm512_loadu_ps(t + 48)));
+    __m512 e23 = _mm512_mask_mov_ps(
+        _mm512_permutex2var_ps(_mm512_loadu_ps(t + 64), i, _mm512_loadu_ps(t + 80)),
+        _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
+        _mm512_permutexvar_ps(i, _mm512_maskz_loadu_ps(0x1f, t + 96)));
+    __m512 e = _mm512_mask_mov_ps(e01, _mm512_test_epi32_mask(i, _mm512_set1_epi32(64)), e23);
+    __m512 d = _mm512_add_ps(_mm512_sub_ps(x1, _mm512_cvtepi32_ps(i)), ten);
+    __m512d q = _mm512_castps_pd(_mm512_add_ps(_mm512_mul_ps(e, d), one));
+    __m256 lo = _mm256_rcp_ps(_mm256_castpd_ps(_mm512_castpd512_pd256(q)));
+    __m256 hi = _mm256_rcp_ps(_mm256_castpd_ps(_mm512_extractf64x4_pd(q, 1)));
+    __m512 r = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                                   _mm256_castps_pd(hi), 1));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_GT_OQ),
+                                _mm512_sub_ps(one, r), r);
+}
+
 /* -beta_output times the 5 outputs' sums (lanes 0..4) from the output layer's
  * partial sums (output_layer_avx512's acc and acc4), combined in registers as
- * the reference build does: lane 4o = (l0 + l2) + (l1 + l3), then the threshold. */
+ * the reference build does: lane 4o = (l0 + l2) + (l1 + l3) (with pairs01, gnubg
+ * 1.07's (l0 + l1) + (l2 + l3)), then the threshold. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512
-output_z_avx512(const bg_net *net, __m512 acc, __m128 acc4)
+output_z_avx512(const bg_net *net, __m512 acc, __m128 acc4, int pairs01)
 {
-    __m512 p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
-    p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
-    __m128 p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
-    p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
+    __m512 p;
+    __m128 p4;
+    if (pairs01) { /* gnubg 1.07's SSE build: (l0 + l1) + (l2 + l3) */
+        p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(2, 3, 0, 1)));
+        p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(1, 0, 3, 2)));
+        p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(2, 3, 0, 1)));
+        p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(1, 0, 3, 2)));
+    } else {
+        p = _mm512_add_ps(acc, _mm512_permute_ps(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+        p = _mm512_add_ps(p, _mm512_permute_ps(p, _MM_SHUFFLE(2, 3, 0, 1)));
+        p4 = _mm_add_ps(acc4, _mm_shuffle_ps(acc4, acc4, _MM_SHUFFLE(1, 0, 3, 2)));
+        p4 = _mm_add_ps(p4, _mm_shuffle_ps(p4, p4, _MM_SHUFFLE(2, 3, 0, 1)));
+    }
     const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 sum = _mm512_maskz_permutex2var_ps(0x1f, p, lanes, _mm512_castps128_ps512(p4));
     __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(0x1f, net->th_out), sum);
@@ -457,7 +496,7 @@ output_z_avx512(const bg_net *net, __m512 acc, __m128 acc4)
  * of acc holds output o's sum over hidden units k = L mod 4 (output 4 in
  * acc4), each in k order, exactly as output_layer_generic. */
 __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net *net,
-                                                                  const float *h, float *out)
+                                                                  const float *h, float *out, int pairs01)
 {
     const int nh = net->n_hidden;
     __m512 acc = _mm512_setzero_ps();
@@ -469,7 +508,7 @@ __attribute__((target("avx512f"))) static void output_layer_avx512(const bg_net 
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(h4, _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
     /* the permute sigmoid: no gather */
-    _mm512_mask_storeu_ps(out, 0x1f, sigmoid_avx512(output_z_avx512(net, acc, acc4)));
+    _mm512_mask_storeu_ps(out, 0x1f, sigmoid_avx512(output_z_avx512(net, acc, acc4, pairs01)));
 }
 
 /* n_hidden a multiple of 8 (the race pruning net has 8 units: half a register). */
@@ -482,7 +521,7 @@ __attribute__((target("avx512f"))) static void finish_avx512(const bg_net *net, 
         _mm512_mask_storeu_ps(h + k, m, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_maskz_loadu_ps(m, h + k))));
     }
     if (net->n_out == 5)
-        output_layer_avx512(net, h, out);
+        output_layer_avx512(net, h, out, 0);
     else
         output_layer_avx2(net, h, out);
 }
@@ -551,15 +590,16 @@ __attribute__((target("avx512f"))) static void forward_avx512(const bg_net *net,
 __attribute__((target("avx512f"))) static void pair128_avx512(const bg_net *net, const int *idx1,
                                                              const float *val1, int m1, float *out1,
                                                              const int *idx2, const float *val2,
-                                                             int m2, float *out2)
+                                                             int m2, float *out2, int gnubg107)
 {
     float h1[128] __attribute__((aligned(64))), h2[128] __attribute__((aligned(64)));
     sums128_avx512(net, idx1, val1, m1, h1);
     sums128_avx512(net, idx2, val2, m2, h2);
     const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
     for (int k = 0; k < 128; k += 16) {
-        _mm512_store_ps(h1 + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h1 + k))));
-        _mm512_store_ps(h2 + k, sigmoid_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h2 + k))));
+        __m512 z1 = _mm512_mul_ps(nb, _mm512_load_ps(h1 + k)), z2 = _mm512_mul_ps(nb, _mm512_load_ps(h2 + k));
+        _mm512_store_ps(h1 + k, gnubg107 ? sigmoid_rcp_avx512(z1) : sigmoid_avx512(z1));
+        _mm512_store_ps(h2 + k, gnubg107 ? sigmoid_rcp_avx512(z2) : sigmoid_avx512(z2));
     }
     __m512 acc1 = _mm512_setzero_ps(), acc2 = _mm512_setzero_ps();
     __m128 acc41 = _mm_setzero_ps(), acc42 = _mm_setzero_ps();
@@ -572,12 +612,28 @@ __attribute__((target("avx512f"))) static void pair128_avx512(const bg_net *net,
         acc41 = _mm_add_ps(acc41, _mm_mul_ps(x1, w4));
         acc42 = _mm_add_ps(acc42, _mm_mul_ps(x2, w4));
     }
-    _mm512_mask_storeu_ps(out1, 0x1f, sigmoid_avx512(output_z_avx512(net, acc1, acc41)));
-    _mm512_mask_storeu_ps(out2, 0x1f, sigmoid_avx512(output_z_avx512(net, acc2, acc42)));
+    _mm512_mask_storeu_ps(out1, 0x1f, sigmoid_avx512(output_z_avx512(net, acc1, acc41, gnubg107)));
+    _mm512_mask_storeu_ps(out2, 0x1f, sigmoid_avx512(output_z_avx512(net, acc2, acc42, gnubg107)));
 }
 
-/* AVX-512's hidden sums (the same floats), 1.07's sigmoid in AVX2: RCP14PS
- * is not RCPPS. */
+/* gnubg 1.07's finish on AVX-512: its hidden sigmoid, its output pairing (the
+ * output sigmoid is the division's, as in 1.07). */
+__attribute__((target("avx512f"))) static void finish_avx512_rcp(const bg_net *net, float *h, float *out)
+{
+    if (net->n_hidden % 16) {
+        finish_avx2_rcp(net, h, out);
+        return;
+    }
+    const __m512 nb = _mm512_set1_ps(-net->beta_hidden);
+    for (int k = 0; k < net->n_hidden; k += 16)
+        _mm512_store_ps(h + k, sigmoid_rcp_avx512(_mm512_mul_ps(nb, _mm512_load_ps(h + k))));
+    if (net->n_out == 5)
+        output_layer_avx512(net, h, out, 1);
+    else
+        output_sums_avx2(net, h, out, 1);
+}
+
+/* AVX-512's hidden sums (the same floats), then 1.07's finish. */
 __attribute__((target("avx512f"))) static void forward_avx512_rcp(const bg_net *net, const int *idx,
                                                                  const float *val, int m, float *out)
 {
@@ -586,12 +642,14 @@ __attribute__((target("avx512f"))) static void forward_avx512_rcp(const bg_net *
         sums128_avx512(net, idx, val, m, h);
     else
         sums_avx2(net, idx, val, m, h);
-    finish_avx2_rcp(net, h, out);
+    finish_avx512_rcp(net, h, out);
 }
 
 void bg_forward_finish(bg_forward_fn f, const bg_net *net, float *h, float *out)
 {
-    if (f == forward_avx2_rcp || f == forward_avx512_rcp)
+    if (f == forward_avx512_rcp)
+        finish_avx512_rcp(net, h, out);
+    else if (f == forward_avx2_rcp)
         finish_avx2_rcp(net, h, out);
     else if (f == forward_sse2_rcp)
         finish_sse2_rcp(net, h, out);
@@ -681,8 +739,8 @@ void bg_forward_pair(bg_forward_fn f, const bg_net *net, const int *idx1, const 
                      int m1, float *out1, const int *idx2, const float *val2, int m2, float *out2)
 {
 #ifdef BG_X86
-    if (f == forward_avx512 && net->n_hidden == 128 && net->n_out == 5) {
-        pair128_avx512(net, idx1, val1, m1, out1, idx2, val2, m2, out2);
+    if ((f == forward_avx512 || f == forward_avx512_rcp) && net->n_hidden == 128 && net->n_out == 5) {
+        pair128_avx512(net, idx1, val1, m1, out1, idx2, val2, m2, out2, f == forward_avx512_rcp);
         return;
     }
 #endif
@@ -697,10 +755,10 @@ void bg_forward_pair(bg_forward_fn f, const bg_net *net, const int *idx1, const 
  * whose hidden sums are h: the hidden sigmoid and output layer of
  * finish_avx512, with the hidden values kept in a register. Lanes 0..4. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512
-small_output_z_avx512(const bg_net *net, const float *h, const int nh)
+small_output_z_avx512(const bg_net *net, const float *h, const int nh, const int gnubg107)
 {
-    __m512 hs = sigmoid_avx512(_mm512_mul_ps(_mm512_set1_ps(-net->beta_hidden),
-                                             _mm512_maskz_loadu_ps(nh >= 16 ? 0xffff : 0xff, h)));
+    __m512 z = _mm512_mul_ps(_mm512_set1_ps(-net->beta_hidden), _mm512_maskz_loadu_ps(nh >= 16 ? 0xffff : 0xff, h));
+    __m512 hs = gnubg107 ? sigmoid_rcp_avx512(z) : sigmoid_avx512(z);
     __m512 acc = _mm512_setzero_ps();
     __m128 acc4 = _mm_setzero_ps();
 #pragma GCC unroll 4
@@ -713,23 +771,23 @@ small_output_z_avx512(const bg_net *net, const float *h, const int nh)
         acc4 = _mm_add_ps(acc4, _mm_mul_ps(_mm512_castps512_ps128(hb),
                                            _mm_load_ps(net->w_out_q4 + 4 * t)));
     }
-    return output_z_avx512(net, acc, acc4);
+    return output_z_avx512(net, acc, acc4, gnubg107);
 }
 
 /* Three boards' output sigmoids in one vector: board j's 5 lanes at 5j (the
  * sigmoid works lane by lane, so each value is the one-board value). */
 __attribute__((target("avx512f"), always_inline)) static inline void
 small_finish_many_avx512(const bg_net *net, float (*h)[BG_NET_MAX_HIDDEN], int k, float (*out)[5],
-                         const int nh)
+                         const int nh, const int gnubg107)
 {
     const __m512i back5 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0);
     const __m512i back10 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0);
     for (int j = 0; j < k; j += 3) {
-        __m512 z = small_output_z_avx512(net, h[j], nh);
+        __m512 z = small_output_z_avx512(net, h[j], nh, gnubg107);
         if (j + 1 < k)
-            z = _mm512_mask_permutexvar_ps(z, 0x3e0, back5, small_output_z_avx512(net, h[j + 1], nh));
+            z = _mm512_mask_permutexvar_ps(z, 0x3e0, back5, small_output_z_avx512(net, h[j + 1], nh, gnubg107));
         if (j + 2 < k)
-            z = _mm512_mask_permutexvar_ps(z, 0x7c00, back10, small_output_z_avx512(net, h[j + 2], nh));
+            z = _mm512_mask_permutexvar_ps(z, 0x7c00, back10, small_output_z_avx512(net, h[j + 2], nh, gnubg107));
         int nb = k - j < 3 ? k - j : 3;
         _mm512_mask_storeu_ps(&out[j][0], (__mmask16)((1u << (5 * nb)) - 1), sigmoid_avx512(z));
     }
@@ -740,14 +798,28 @@ __attribute__((target("avx512f"))) static void small_finish_many_16(const bg_net
                                                                    float (*h)[BG_NET_MAX_HIDDEN],
                                                                    int k, float (*out)[5])
 {
-    small_finish_many_avx512(net, h, k, out, 16);
+    small_finish_many_avx512(net, h, k, out, 16, 0);
+}
+
+__attribute__((target("avx512f"))) static void small_finish_many_16_rcp(const bg_net *net,
+                                                                       float (*h)[BG_NET_MAX_HIDDEN],
+                                                                       int k, float (*out)[5])
+{
+    small_finish_many_avx512(net, h, k, out, 16, 1);
 }
 
 __attribute__((target("avx512f"))) static void small_finish_many_8(const bg_net *net,
                                                                   float (*h)[BG_NET_MAX_HIDDEN],
                                                                   int k, float (*out)[5])
 {
-    small_finish_many_avx512(net, h, k, out, 8);
+    small_finish_many_avx512(net, h, k, out, 8, 0);
+}
+
+__attribute__((target("avx512f"))) static void small_finish_many_8_rcp(const bg_net *net,
+                                                                      float (*h)[BG_NET_MAX_HIDDEN],
+                                                                      int k, float (*out)[5])
+{
+    small_finish_many_avx512(net, h, k, out, 8, 1);
 }
 #endif
 
@@ -761,6 +833,14 @@ void bg_forward_finish_many(bg_forward_fn f, const bg_net *net, float (*h)[BG_NE
     }
     if (f == forward_avx512 && net->n_out == 5 && net->n_hidden == 8) {
         small_finish_many_8(net, h, k, out);
+        return;
+    }
+    if (f == forward_avx512_rcp && net->n_out == 5 && net->n_hidden == 16) {
+        small_finish_many_16_rcp(net, h, k, out);
+        return;
+    }
+    if (f == forward_avx512_rcp && net->n_out == 5 && net->n_hidden == 8) {
+        small_finish_many_8_rcp(net, h, k, out);
         return;
     }
 #endif

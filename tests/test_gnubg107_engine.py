@@ -59,6 +59,26 @@ def test_every_kernel_gives_the_same_bits(monkeypatch: pytest.MonkeyPatch) -> No
     assert "sse2-rcp" in seen and len(seen) >= 2
 
 
+def test_every_kernel_searches_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """World class plays through each kernel: the pruning nets' batched finishes and the
+    paired contact evaluations of a search give the same equities to the bit."""
+    from engine.levels import level
+    lv = level("world class", flavour="gnubg-1.07")
+    boards = [p for p in positions() if p.legal_moves(6, 3)][::12]
+    assert len(boards) >= 20
+
+    def equities(engine: Engine) -> list[list[float]]:
+        return [[c.equity for c in engine.best_move(p, (6, 3), None, lv, max_candidates=8).candidates]
+                for p in boards]
+    reference = Engine(weights=GNUBG_107_WEIGHTS)
+    if reference.kernel == "generic":
+        pytest.skip("no x86 SIMD: the approximate reciprocal is an x86 instruction")
+    want = equities(reference)
+    for forced in ("sse2", "avx2"):
+        monkeypatch.setenv("FIBSBOT_KERNEL", forced)
+        assert equities(Engine(weights=GNUBG_107_WEIGHTS, cache_log2=0)) == want, forced
+
+
 def test_the_rule_changes_race_evaluations() -> None:
     """Both weights files hold the same race net; the 1.07 arithmetic moves its outputs by up
     to ~1e-3 (gnubg 1.07's numbers: tests/test_serve_gnubg.py)."""
