@@ -411,15 +411,10 @@ static void forward_sse2_rcp(const bg_net *net, const int *idx, const float *val
     finish_sse2_rcp(net, h, out);
 }
 
-/* AVX-512: 16 hidden units per vector, all 128 in 8 registers. */
-__attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
+/* bg_sigmoid_exp_table[i] for 0 <= i <= 100, by register permutes (cheaper
+ * than a gather): bits 5 and 6 of i pick the 32-entry quarter. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 exp_table_avx512(__m512i i)
 {
-    const __m512 one = _mm512_set1_ps(1.0f), ten = _mm512_set1_ps(10.0f);
-    __m512 a = _mm512_abs_ps(z);
-    __m512 x1 = _mm512_mul_ps(ten, a);
-    __m512i i = _mm512_cvttps_epi32(_mm512_min_ps(x1, _mm512_set1_ps(99.0f)));
-    /* table lookup by register permutes (cheaper than a gather): i < 100,
-     * bits 5 and 6 of i pick the 32-entry quarter */
     const float *t = bg_sigmoid_exp_table;
     __m512 e01 = _mm512_mask_mov_ps(
         _mm512_permutex2var_ps(_mm512_loadu_ps(t), i, _mm512_loadu_ps(t + 16)),
@@ -430,6 +425,17 @@ __attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
         _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
         _mm512_permutexvar_ps(i, _mm512_maskz_loadu_ps(0x1f, t + 96)));
     __m512 e = _mm512_mask_mov_ps(e01, _mm512_test_epi32_mask(i, _mm512_set1_epi32(64)), e23);
+    return e;
+}
+
+/* AVX-512: 16 hidden units per vector, all 128 in 8 registers. */
+__attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
+{
+    const __m512 one = _mm512_set1_ps(1.0f), ten = _mm512_set1_ps(10.0f);
+    __m512 a = _mm512_abs_ps(z);
+    __m512 x1 = _mm512_mul_ps(ten, a);
+    __m512i i = _mm512_cvttps_epi32(_mm512_min_ps(x1, _mm512_set1_ps(99.0f)));
+    __m512 e = exp_table_avx512(i);
     __m512 d = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(10), i)), x1);
     __m512 c = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_mul_ps(e, d)));
     /* |z| >= 10: SIG_HIGH, whose 1 - SIG_HIGH is SIG_LOW to the bit */
@@ -438,7 +444,7 @@ __attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
 }
 
 /* gnubg 1.07's hidden sigmoid (sigmoid_rcp_avx2) sixteen units at a time: the
- * table read by register permutes as above (i <= 100 here), 1.07's arithmetic
+ * table read by register permutes (i <= 100 here), 1.07's arithmetic
  * in its order, the reciprocal by RCPPS on each 256-bit half (RCP14PS is not
  * RCPPS). The same bits as sigmoid_rcp_avx2, without its gathers. */
 __attribute__((target("avx512f"), always_inline)) static inline __m512 sigmoid_rcp_avx512(__m512 z)
@@ -446,16 +452,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 sigmoid_r
     const __m512 one = _mm512_set1_ps(1.0f), ten = _mm512_set1_ps(10.0f);
     __m512 x1 = _mm512_mul_ps(_mm512_min_ps(_mm512_abs_ps(z), ten), ten);
     __m512i i = _mm512_cvttps_epi32(x1);
-    const float *t = bg_sigmoid_exp_table;
-    __m512 e01 = _mm512_mask_mov_ps(
-        _mm512_permutex2var_ps(_mm512_loadu_ps(t), i, _mm512_loadu_ps(t + 16)),
-        _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
-        _mm512_permutex2var_ps(_mm512_loadu_ps(t + 32), i, _mm512_loadu_ps(t + 48)));
-    __m512 e23 = _mm512_mask_mov_ps(
-        _mm512_permutex2var_ps(_mm512_loadu_ps(t + 64), i, _mm512_loadu_ps(t + 80)),
-        _mm512_test_epi32_mask(i, _mm512_set1_epi32(32)),
-        _mm512_permutexvar_ps(i, _mm512_maskz_loadu_ps(0x1f, t + 96)));
-    __m512 e = _mm512_mask_mov_ps(e01, _mm512_test_epi32_mask(i, _mm512_set1_epi32(64)), e23);
+    __m512 e = exp_table_avx512(i);
     __m512 d = _mm512_add_ps(_mm512_sub_ps(x1, _mm512_cvtepi32_ps(i)), ten);
     __m512d q = _mm512_castps_pd(_mm512_add_ps(_mm512_mul_ps(e, d), one));
     __m256 lo = _mm256_rcp_ps(_mm256_castpd_ps(_mm512_castpd512_pd256(q)));

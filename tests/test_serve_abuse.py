@@ -245,25 +245,15 @@ def test_floods_leave_the_service_up_with_bounded_memory(served: Served) -> None
 def test_stopped_rollouts_keep_bounded_trials(monkeypatch: pytest.MonkeyPatch) -> None:
     """A cancelled job keeps its trials to resume from, within VALUES_KEPT bytes in all:
     past that, the oldest stopped job forgets them (and a resume starts it again)."""
-    import threading
-
-    import uvicorn
-
     from bot.serve import decide
     from bot.serve import http as served_http
-    from bot.serve.http_guard import GuardedH11
     from bot.serve.pool import Pool
     from engine import Engine
     from engine.levels import level
 
+    from servekit import served
+
     app = served_http.build_app(Engine(), Pool(2), decide.ServerSettings(level=level("expert")))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", http=GuardedH11))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
 
     def stopped_job(api: httpx.Client) -> dict[str, object]:
         job = api.post("/rollouts", json={"position_id": BEAROFF, "trials": 100_000}).json()["id"]
@@ -275,16 +265,12 @@ def test_stopped_rollouts_keep_bounded_trials(monkeypatch: pytest.MonkeyPatch) -
         time.sleep(0.2)  # the loop trims what stopped jobs keep after each stops
         return dict(state, id=job)
 
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}", timeout=60) as api:
-            kept = stopped_job(api)
-            assert api.get(f"/rollouts/{kept['id']}").json()["trials"] == kept["trials"] > 0
-            monkeypatch.setattr(served_http, "VALUES_KEPT", 0)
-            forgot = stopped_job(api)
-            assert api.get(f"/rollouts/{forgot['id']}").json()["trials"] == 0
-            assert api.get(f"/rollouts/{kept['id']}").json()["trials"] == 0  # the older one's went too
-            assert api.post(f"/rollouts/{forgot['id']}/resume").json()["trials"] == 0
-            api.delete(f"/rollouts/{forgot['id']}")
-    finally:
-        server.should_exit = True
-        thread.join(30)
+    with served(app) as url, httpx.Client(base_url=url, timeout=60) as api:
+        kept = stopped_job(api)
+        assert api.get(f"/rollouts/{kept['id']}").json()["trials"] == kept["trials"] > 0
+        monkeypatch.setattr(served_http, "VALUES_KEPT", 0)
+        forgot = stopped_job(api)
+        assert api.get(f"/rollouts/{forgot['id']}").json()["trials"] == 0
+        assert api.get(f"/rollouts/{kept['id']}").json()["trials"] == 0  # the older one's went too
+        assert api.post(f"/rollouts/{forgot['id']}/resume").json()["trials"] == 0
+        api.delete(f"/rollouts/{forgot['id']}")

@@ -9,16 +9,12 @@ plies, 36 trials) and rollouts cancelled at once, so that the run stays short.
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 import schemathesis
-import uvicorn
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import CheckContext, Response
 from schemathesis.specs.openapi.checks import (
@@ -29,10 +25,11 @@ from schemathesis.specs.openapi.checks import (
 
 from bot.serve import decide
 from bot.serve.http import build_app
-from bot.serve.http_guard import GuardedH11
 from bot.serve.pool import Pool
 from engine import Engine
 from engine.levels import level
+
+from servekit import served
 
 ENGINE = Engine()
 
@@ -40,18 +37,10 @@ ENGINE = Engine()
 @pytest.fixture(scope="module")
 def api_schema() -> Iterator[Any]:
     app = build_app(ENGINE, Pool(2), decide.ServerSettings(level=level("expert")))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", http=GuardedH11))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    schema = schemathesis.openapi.from_dict(app.openapi())
-    schema.config.update(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}")
-    yield schema
-    server.should_exit = True
-    thread.join(30)
+    with served(app) as url:
+        schema = schemathesis.openapi.from_dict(app.openapi())
+        schema.config.update(base_url=url)
+        yield schema
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
