@@ -8,57 +8,6 @@
 #include <immintrin.h>
 #endif
 
-/* ---- sigmoid ---------------------------------------------------------- */
-
-/* e[k] = float(exp(k/10)/10) for k = 0..99; e[100] repeats e[99]. */
-const float bg_sigmoid_exp_table[101] = {
-    0x1.99999a0000000p-4f, 0x1.c4ad920000000p-4f, 0x1.f4495c0000000p-4f, 0x1.14737a0000000p-3f,
-    0x1.3186940000000p-3f, 0x1.51a87a0000000p-3f, 0x1.752b800000000p-3f, 0x1.9c6aa40000000p-3f,
-    0x1.c7ca700000000p-3f, 0x1.f7ba0a0000000p-3f, 0x1.165a200000000p-2f, 0x1.33a0680000000p-2f,
-    0x1.53fae00000000p-2f, 0x1.77bc6a0000000p-2f, 0x1.9f40a20000000p-2f, 0x1.caecca0000000p-2f,
-    0x1.fb30c60000000p-2f, 0x1.1844200000000p-1f, 0x1.35bdf00000000p-1f, 0x1.56515c0000000p-1f,
-    0x1.7a51d60000000p-1f, 0x1.a21ba00000000p-1f, 0x1.ce14a80000000p-1f, 0x1.fead9a0000000p-1f,
-    0x1.1a317e0000000p+0f, 0x1.37df320000000p+0f, 0x1.58abf40000000p+0f, 0x1.7cebd00000000p+0f,
-    0x1.a4fba40000000p+0f, 0x1.d142140000000p+0f, 0x1.01184a0000000p+1f, 0x1.1c22400000000p+1f,
-    0x1.3a04320000000p+1f, 0x1.5b0ab20000000p+1f, 0x1.7f8a5c0000000p+1f, 0x1.a7e0b60000000p+1f,
-    0x1.d475180000000p+1f, 0x1.02dcde0000000p+2f, 0x1.1e166c0000000p+2f, 0x1.3c2cf80000000p+2f,
-    0x1.5d6d9c0000000p+2f, 0x1.822d860000000p+2f, 0x1.aacae20000000p+2f, 0x1.d7adbe0000000p+2f,
-    0x1.04a48e0000000p+3f, 0x1.200e080000000p+3f, 0x1.3e598e0000000p+3f, 0x1.5fd4ba0000000p+3f,
-    0x1.84d5560000000p+3f, 0x1.adba300000000p+3f, 0x1.daec100000000p+3f, 0x1.066f600000000p+4f,
-    0x1.22091c0000000p+4f, 0x1.4089f60000000p+4f, 0x1.6240120000000p+4f, 0x1.8781d00000000p+4f,
-    0x1.b0aea80000000p+4f, 0x1.de30160000000p+4f, 0x1.083d5a0000000p+5f, 0x1.2407ac0000000p+5f,
-    0x1.42be380000000p+5f, 0x1.64afac0000000p+5f, 0x1.8a33000000000p+5f, 0x1.b3a8540000000p+5f,
-    0x1.e179de0000000p+5f, 0x1.0a0e800000000p+6f, 0x1.2609c00000000p+6f, 0x1.44f65c0000000p+6f,
-    0x1.6723900000000p+6f, 0x1.8ce8ee0000000p+6f, 0x1.b6a73c0000000p+6f, 0x1.e4c96e0000000p+6f,
-    0x1.0be2da0000000p+7f, 0x1.280f5c0000000p+7f, 0x1.4732680000000p+7f, 0x1.699bc60000000p+7f,
-    0x1.8fa3a20000000p+7f, 0x1.b9ab6a0000000p+7f, 0x1.e81ed20000000p+7f, 0x1.0dba6e0000000p+8f,
-    0x1.2a18860000000p+8f, 0x1.4972620000000p+8f, 0x1.6c18540000000p+8f, 0x1.9263220000000p+8f,
-    0x1.bcb4e80000000p+8f, 0x1.eb7a160000000p+8f, 0x1.0f953e0000000p+9f, 0x1.2c25460000000p+9f,
-    0x1.4bb6520000000p+9f, 0x1.6e99420000000p+9f, 0x1.95277a0000000p+9f, 0x1.bfc3c00000000p+9f,
-    0x1.eedb400000000p+9f, 0x1.1173520000000p+10f, 0x1.2e35a20000000p+10f, 0x1.4dfe400000000p+10f,
-    0x1.711e9a0000000p+10f, 0x1.97f0b00000000p+10f, 0x1.c2d7f80000000p+10f, 0x1.f2425e0000000p+10f,
-    0x1.f2425e0000000p+10f,};
-
-#define SIG_HIGH (1.0f / 19931.370438230298f)
-#define SIG_LOW (19930.370438230298f / 19931.370438230298f)
-
-float bg_sigmoid(float z)
-{
-    const float *e = bg_sigmoid_exp_table;
-    if (z >= 0.0f) {
-        if (z >= 10.0f)
-            return SIG_HIGH;
-        float x1 = 10.0f * z;
-        int i = (int)x1;
-        return 1.0f / (1.0f + e[i] * ((float)(10 - i) + x1));
-    }
-    if (z <= -10.0f)
-        return SIG_LOW;
-    float x1 = -10.0f * z;
-    int i = (int)x1;
-    return 1.0f - 1.0f / (1.0f + e[i] * ((float)(10 - i) + x1));
-}
-
 /* ---- forward pass ----------------------------------------------------- */
 
 /* Output sums as the reference build computes them: four partial sums over
@@ -235,8 +184,8 @@ __attribute__((target("avx2"))) static inline __m256 sigmoid_avx2(__m256 z)
     __m256 c = _mm256_div_ps(one, _mm256_add_ps(one, _mm256_mul_ps(e, d)));
     __m256 neg = _mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ);
     __m256 s = _mm256_blendv_ps(c, _mm256_sub_ps(one, c), neg);
-    s = _mm256_blendv_ps(s, _mm256_set1_ps(SIG_HIGH), _mm256_cmp_ps(z, ten, _CMP_GE_OQ));
-    s = _mm256_blendv_ps(s, _mm256_set1_ps(SIG_LOW),
+    s = _mm256_blendv_ps(s, _mm256_set1_ps(BG_SIG_HIGH), _mm256_cmp_ps(z, ten, _CMP_GE_OQ));
+    s = _mm256_blendv_ps(s, _mm256_set1_ps(BG_SIG_LOW),
                          _mm256_cmp_ps(z, _mm256_set1_ps(-10.0f), _CMP_LE_OQ));
     return s;
 }
@@ -438,8 +387,8 @@ __attribute__((target("avx512f"))) static inline __m512 sigmoid_avx512(__m512 z)
     __m512 e = exp_table_avx512(i);
     __m512 d = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(10), i)), x1);
     __m512 c = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_mul_ps(e, d)));
-    /* |z| >= 10: SIG_HIGH, whose 1 - SIG_HIGH is SIG_LOW to the bit */
-    c = _mm512_mask_mov_ps(c, _mm512_cmp_ps_mask(a, ten, _CMP_GE_OQ), _mm512_set1_ps(SIG_HIGH));
+    /* |z| >= 10: BG_SIG_HIGH, whose 1 - BG_SIG_HIGH is BG_SIG_LOW to the bit */
+    c = _mm512_mask_mov_ps(c, _mm512_cmp_ps_mask(a, ten, _CMP_GE_OQ), _mm512_set1_ps(BG_SIG_HIGH));
     return _mm512_mask_sub_ps(c, _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), one, c);
 }
 

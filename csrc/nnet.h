@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "sigmoid.h"
+
 /* Net order inside gnubg's weights files. */
 enum {
     BG_NET_CONTACT = 0,
@@ -79,9 +81,5 @@ void bg_forward_pair(bg_forward_fn f, const bg_net *net, const int *idx1, const 
                      int m1, float *out1, const int *idx2, const float *val2, int m2, float *out2);
 /* Runs kernel f on dense inputs in[n_in] (zeros skipped). */
 void bg_forward_dense(bg_forward_fn f, const bg_net *net, const float *in, float *out);
-
-/* gnubg's table sigmoid S(z) ~ 1/(1+e^z). */
-float bg_sigmoid(float z);
-extern const float bg_sigmoid_exp_table[101];
 
 #endif
