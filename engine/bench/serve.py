@@ -33,17 +33,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.bench.serve_lines import GnubgExternal, board_lines
+from engine.bench.serve_lines import GnubgExternal, board_lines, checkout_env, free_port
 
 CLIENTS = (1, 2, 8, 32)
 SEED = 2026
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -136,11 +129,9 @@ def http_asker(port: int) -> Callable[[], Callable[[str], str]]:
 
 def start_ours(level: str, *options: str) -> tuple[subprocess.Popen[bytes], int, int]:
     ext, web = free_port(), free_port()
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{ext}",
                              "--http", f"127.0.0.1:{web}", "--level", level, "--queue", "1000", *options],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            env=checkout_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     for port in (ext, web):
         while True:

@@ -162,14 +162,26 @@ class GnubgExternal(ExternalProcess):
         self.connect(port, "gnubg external")
 
 
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def checkout_env() -> dict[str, str]:
+    """The environment for a ``python -m bot.cli`` subprocess that runs this checkout's code."""
+    root = Path(__file__).resolve().parents[2]
+    return dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
 class OursExternal(ExternalProcess):
     """``fibsbot serve --external 127.0.0.1:port --level LEVEL`` in its default mode (no
     emulation flags; ``extra`` adds arguments), this checkout's code first on the path."""
 
     def __init__(self, port: int, level: str = "expert", extra: tuple[str, ...] = ()) -> None:
-        root = Path(__file__).resolve().parents[2]
-        env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         self.proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--external", f"127.0.0.1:{port}",
-                                      "--level", level, *extra], env=env, stdout=subprocess.DEVNULL,
+                                      "--level", level, *extra], env=checkout_env(), stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         self.connect(port, "fibsbot serve --external")

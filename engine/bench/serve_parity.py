@@ -13,20 +13,12 @@ every line whose replies differ. Needs Debian's gnubg (``apt-get install gnubg``
 from __future__ import annotations
 
 import argparse
-import socket
 from collections import Counter
 from dataclasses import dataclass, field
 
-from engine.bench.serve_lines import GnubgExternal, OursExternal, board_lines
+from engine.bench.serve_lines import GnubgExternal, OursExternal, board_lines, free_port
 
 DEFAULT_SEED = 2027
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def request_kind(line: str) -> str:
