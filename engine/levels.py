@@ -231,6 +231,36 @@ given); ``nodes``: a budget in search nodes, deterministic (tests, benchmarks)."
 
 
 @dataclass(frozen=True)
+class Settle:
+    """A thinking level's last step (engine/think_rollout.py): the close plays
+    of the deepest search rolled out in the time left, the rollout's choice
+    kept where it leads the search's by ``switch_se`` standard errors.
+
+    ``window``: plays within this equity of the best are rolled out, at most
+    ``plays`` of them; ``truncate``: half-moves per trial before the 0-ply
+    evaluation (None: to the end of the game); ``chunk``: trials between
+    looks at the clock; ``min_trials``: fewer trials never change the choice.
+    """
+
+    window: float = 0.06
+    plays: int = 3
+    truncate: int | None = 3
+    variance_reduction: bool = True
+    chunk: int = 6
+    min_trials: int = 12
+    switch_se: float = 0.0
+    max_trials: int = 1296
+
+    def __post_init__(self) -> None:
+        if not self.window > 0 or not 2 <= self.plays <= 16 or self.chunk < 1 or self.min_trials < 1:
+            raise ValueError("settle: window > 0, 2..16 plays, chunk and min_trials >= 1")
+        if self.truncate is not None and self.truncate < 1:
+            raise ValueError("settle: truncate is a positive number of half-moves or None")
+        if not self.switch_se >= 0 or self.max_trials < self.min_trials:
+            raise ValueError("settle: switch_se >= 0 and max_trials >= min_trials")
+
+
+@dataclass(frozen=True)
 class Think:
     """A level given as a thinking budget per decision (engine/think.py).
 
@@ -247,6 +277,7 @@ class Think:
     cube_plies: int = 3
     margin: float = 0.10
     name: str = ""
+    settle: Settle | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in THINK_MODES:
@@ -275,11 +306,11 @@ class Think:
 
 
 THINK_LEVELS: dict[str, Think] = {
-    # three times gnubg World class's mean CPU time per decision on the development
-    # machine (53-60 ms, the gnubg package on one thread): the time ratio at which
-    # the equal-time benchmark first shows the deeper search's gain (README
-    # "Think-time levels"); the Normal filter at every depth
-    "fibsbot strong": Think(budget=0.18, move_filter="normal", name="fibsbot strong"),
+    # gnubg World class's mean CPU time per decision on the development machine
+    # (47-60 ms, the gnubg package on one thread): World class's own search, then
+    # the close plays rolled out in the time left (3-ply trials, variance
+    # reduction), chosen by the equal-time benchmark (README "Think-time levels")
+    "fibsbot strong": Think(budget=0.06, move_filter="normal", max_plies=2, settle=Settle(), name="fibsbot strong"),
 }
 """Named thinking-time levels (README "Think-time levels" says how each was chosen)."""
 
@@ -290,7 +321,7 @@ def think_level(spec: Any) -> Think:
     "filter": "large"}``. Raises ValueError on anything else.
 
     >>> think_level({"think": 1.5}).label, think_level("Fibsbot  Strong").budget
-    ('think 1.5s', 0.18)
+    ('think 1.5s', 0.06)
     """
     if isinstance(spec, Think):
         return spec
@@ -302,7 +333,8 @@ def think_level(spec: Any) -> Think:
     if isinstance(spec, (int, float)) and not isinstance(spec, bool):
         return Think(budget=float(spec))
     if isinstance(spec, dict):
-        known = {"think", "think_mode", "mode", "filter", "move_filter", "max_plies", "cube_plies", "margin", "name"}
+        known = {"think", "think_mode", "mode", "filter", "move_filter", "max_plies", "cube_plies", "margin", "name",
+                 "rollout"}
         unknown = set(spec) - known
         if unknown or "think" not in spec:
             raise ValueError(f"a think level is {{think: SECONDS}} (optional: think_mode, filter, max_plies, "
@@ -311,10 +343,23 @@ def think_level(spec: Any) -> Think:
             return Think(budget=float(spec["think"]), mode=str(spec.get("think_mode", spec.get("mode", "time"))),
                          move_filter=spec.get("filter", spec.get("move_filter", "normal")),
                          max_plies=int(spec.get("max_plies", 4)), cube_plies=int(spec.get("cube_plies", 3)),
-                         margin=float(spec.get("margin", 0.10)), name=str(spec.get("name", "")))
+                         margin=float(spec.get("margin", 0.10)), name=str(spec.get("name", "")),
+                         settle=settle_spec(spec.get("rollout")))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"bad think level {spec!r}: {exc}") from None
     raise ValueError(f"a think level is a name, seconds or {{think: SECONDS}}, not {type(spec).__name__}")
+
+
+def settle_spec(spec: Any) -> Settle | None:
+    """A thinking level's rollout step from bot.yaml's ``rollout:`` value: a
+    mapping of :class:`Settle`'s fields, ``true`` (the defaults) or ``false``/absent."""
+    if spec is None or spec is False:
+        return None
+    if spec is True:
+        return Settle()
+    if not isinstance(spec, dict) or set(spec) - set(Settle.__dataclass_fields__):
+        raise ValueError(f"rollout: a mapping of {', '.join(Settle.__dataclass_fields__)}, or true; got {spec!r}")
+    return Settle(**spec)
 
 
 def is_think_level(spec: Any) -> bool:

@@ -313,10 +313,12 @@ class RolloutJob:
         return out
 
     def run_range(self, engine: EngineCore, first: int, n: int, threads: int | None = None,
-                  active: Sequence[int] | None = None) -> np.ndarray:
+                  active: Sequence[int] | None = None,
+                  alternatives: list[tuple[Position, CubeInfo, bool, bool, int]] | None = None) -> np.ndarray:
         """Trials first .. first+n-1 of the candidates (``active``: their indices,
-        default all): an (n, len(active), 7) float32 array. The GIL is released."""
-        alts = self.alternatives()
+        default all): an (n, len(active), 7) float32 array. The GIL is released.
+        ``alternatives``: this job's, if the caller keeps them (short ranges)."""
+        alts = alternatives or self.alternatives()
         pick = list(range(len(alts))) if active is None else list(active)
         chosen = []
         for i in pick:

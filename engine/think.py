@@ -53,6 +53,7 @@ from engine.levels import FilterTable, Think, think_level
 from engine.match import MatchState
 from engine.records import EngineNote
 from engine.search import Candidate, MoveDecision
+from engine.think_rollout import Settled, settle_play
 
 BRANCH = 21  # distinct rolls
 Clock = Callable[[], float]
@@ -135,6 +136,7 @@ class CostModel:
     safety: float = 1.15
     unlearned: float = 1.5  # more caution at a depth measured fewer than 3 times
     measurable: int = 1000  # nodes: a smaller search's own rate is not used
+    trial_rate: float = 1e-3  # seconds of one rollout trial of one play (engine/think_rollout.py)
     recent: dict[int, list[float]] = field(default_factory=dict, repr=False)  # the last rates at each depth
     keep: int = 64
 
@@ -224,12 +226,19 @@ class ThinkResult:
     cut: bool = False
     searched: int = -1  # the deepest evaluation run (less than plies: one play was left)
     label: str = ""  # the level's name
+    settled: Settled | None = None  # the rollout step, if the level has one
 
     def record_note(self) -> EngineNote:
         """The engine note a match record keeps for this decision (its level names the depth)."""
         d = self.decision
         equity = d.optimal if isinstance(d, CubeDecision) else (d.candidates[0].equity if d.candidates else 0.0)
-        return EngineNote(f"{self.label or 'think'}, {self.plies}-ply", float(equity))
+        return EngineNote(f"{self.label or 'think'}, {self.depth}", float(equity))
+
+    @property
+    def depth(self) -> str:
+        """The depth reached, and the rollout's trials if it ran: "2-ply", "2-ply + 42 trials"."""
+        rolled = f" + {self.settled.trials} trials" if self.settled is not None and self.settled.trials else ""
+        return f"{self.plies}-ply{rolled}"
 
     @property
     def note(self) -> str:
@@ -237,14 +246,20 @@ class ThinkResult:
         unit = "s" if self.mode == "time" else " nodes"
         spent = f"{self.seconds:.3f}s" if self.mode == "time" else f"{self.nodes} nodes"
         settled = f", one play left at {self.searched}-ply" if 0 <= self.searched < self.plies else ""
-        return (f"thought {self.plies}-ply ({spent} of {self.budget:g}{unit}{settled}"
-                + (", deeper search cut" if self.cut else "") + ")")
+        rolled = ""
+        if self.settled is not None and self.settled.trials:
+            st = self.settled
+            rolled = (f", {st.plays} plays rolled out {st.trials} trials"
+                      + (": the rollout changed the play" if st.changed else ""))
+        return (f"thought {self.depth} ({spent} of {self.budget:g}{unit}{settled}"
+                + (", deeper search cut" if self.cut else "") + rolled + ")")
 
     def as_json(self) -> dict[str, Any]:
         return {"plies": self.plies, "searched": self.searched, "nodes": self.nodes, "seconds": round(self.seconds, 6),
                 "budget": self.budget, "mode": self.mode, "cut": self.cut,
                 "steps": [{"plies": s.plies, "nodes": s.nodes, "seconds": round(s.seconds, 6), "choice": s.choice}
-                          for s in self.steps]}
+                          for s in self.steps],
+                "rollout": None if self.settled is None else self.settled.as_json()}
 
 
 def _within(fn: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
@@ -388,9 +403,30 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
     assert decision is not None
     # the deepest evaluation that ran (a search stops where one play is left)
     deepest = max((c.plies for c in decision.candidates), default=0)
+    settled = None
+    if spec.settle is not None and n_moves > 1 and not loop.cut:
+        decision, settled = _settle(engine, position, dice, match, decision, spec, loop)
     result = loop.result(decision, reached, deepest)
-    decision.level = f"{spec.label}, {reached}-ply"
+    result.settled = settled
+    decision.level = f"{spec.label}, {result.depth}"
     return result
+
+
+def _settle(engine: Any, position: Any, dice: tuple[int, int], match: MatchState | None, decision: MoveDecision,
+            spec: Think, loop: _Deepening) -> tuple[MoveDecision, Settled]:
+    """The rollout step (engine/think_rollout.py) in what is left of the budget."""
+    assert spec.settle is not None
+    nodes_mode = spec.mode == "nodes"
+
+    def left() -> float:
+        return spec.budget - (loop.nodes if nodes_mode else loop.elapsed())
+
+    decision, settled, rate = settle_play(engine, position, dice, match, decision, spec.settle, left,
+                                          nodes_mode=nodes_mode, rate=loop.model.trial_rate)
+    if settled.trials:
+        loop.model.trial_rate += 0.5 * (rate - loop.model.trial_rate)
+        loop.nodes += settled.nodes
+    return decision, settled
 
 
 def think_cube(engine: Any, position: Any, match: MatchState | None = None, think: Any = "fibsbot strong", *,
