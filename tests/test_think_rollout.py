@@ -130,3 +130,15 @@ def test_settle_parses_and_refuses_nonsense():
     for bad in ({"plays": 1}, {"truncate": 0}, {"window": -1}, {"nonsense": 1}, "yes"):
         with pytest.raises(ValueError):
             think_level({"think": 0.06, "rollout": bad})
+
+
+def test_the_equal_time_report_counts_the_rollout_step():
+    from engine.bench.equal_time import Tally, report
+
+    tally = Tally(gnubg=[0.0, 0.004, 0.0], ours={"s": [0.0, 0.0, 0.002]}, depths={"s": [2, 2, 2]},
+                  used={"s": [0.5, 0.9, 1.0]}, over={"s": [0.0, 0.0, 0.0]}, budgets=[0.05, 0.06, 0.04],
+                  differing={"s": 2}, spent={"s": 0.12}, rolled={"s": [(30, False), (12, True)]})
+    text = "\n".join(report(tally))
+    assert "rollout step: ran in 2 decisions, trials median 30 (fewest 12, most 30), changed the search's play in 1" \
+        in text
+    assert "paired gnubg - ours: +0.67 mEMG" in text

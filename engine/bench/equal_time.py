@@ -104,6 +104,7 @@ class Tally:
     budgets: list[float] = field(default_factory=list)
     differing: dict[str, int] = field(default_factory=dict)
     spent: dict[str, float] = field(default_factory=dict)  # our CPU seconds in all
+    rolled: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)  # the rollout step: trials, changed
 
 
 def _cubeful(c: Any) -> float:
@@ -219,6 +220,8 @@ def run_decisions(engine: Engine, gnubg: Gnubg, spots: list[Spot], variants: dic
             saved[name] += given - r.seconds
             tally.spent[name] += r.seconds
             tally.depths[name].append(r.plies)
+            if r.settled is not None and r.settled.trials:
+                tally.rolled.setdefault(name, []).append((r.settled.trials, r.settled.changed))
             tally.used[name].append(r.seconds / budget)
             tally.over[name].append(max(r.seconds - budget, 0.0))
         if spot.dice is not None:
@@ -255,6 +258,12 @@ def report(tally: Tally) -> list[str]:
                   f"budget: mean {statistics.fmean(used or [0]):.2f}, max {max(used or [0]):.2f} "
                   f"(most past a budget: {1000 * max(tally.over[name] or [0]):.1f} ms); CPU time in all "
                   f"{tally.spent.get(name, 0.0) / max(sum(tally.budgets), 1e-9):.2f} times gnubg's"]
+        rolled = tally.rolled.get(name, [])
+        if rolled:
+            trials = sorted(t for t, _ in rolled)
+            lines.append(f"    rollout step: ran in {len(rolled)} decisions, trials median {trials[len(trials) // 2]} "
+                         f"(fewest {trials[0]}, most {trials[-1]}), changed the search's play in "
+                         f"{sum(c for _, c in rolled)}")
     return lines
 
 
