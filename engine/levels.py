@@ -239,7 +239,8 @@ class Settle:
     ``window``: plays within this equity of the best are rolled out, at most
     ``plays`` of them; ``truncate``: half-moves per trial before the 0-ply
     evaluation (None: to the end of the game); ``chunk``: trials between
-    looks at the clock; ``min_trials``: fewer trials never change the choice.
+    looks at the clock; ``min_trials``: fewer trials never change the choice;
+    ``cubes``: cube decisions within the window are rolled out too.
     """
 
     window: float = 0.06
@@ -250,6 +251,7 @@ class Settle:
     min_trials: int = 12
     switch_se: float = 0.0
     max_trials: int = 1296
+    cubes: bool = False
 
     def __post_init__(self) -> None:
         if not self.window > 0 or not 2 <= self.plays <= 16 or self.chunk < 1 or self.min_trials < 1:

@@ -53,7 +53,7 @@ from engine.levels import FilterTable, Think, think_level
 from engine.match import MatchState
 from engine.records import EngineNote
 from engine.search import Candidate, MoveDecision
-from engine.think_rollout import Settled, settle_play
+from engine.think_rollout import Settled, settle_cube, settle_play
 
 BRANCH = 21  # distinct rolls
 Clock = Callable[[], float]
@@ -416,17 +416,24 @@ def _settle(engine: Any, position: Any, dice: tuple[int, int], match: MatchState
             spec: Think, loop: _Deepening) -> tuple[MoveDecision, Settled]:
     """The rollout step (engine/think_rollout.py) in what is left of the budget."""
     assert spec.settle is not None
-    nodes_mode = spec.mode == "nodes"
+    decision, settled, rate = settle_play(engine, position, dice, match, decision, spec.settle, _left(spec, loop),
+                                          nodes_mode=spec.mode == "nodes", rate=loop.model.trial_rate,
+                                          clock=loop.clock)
+    _learn_trials(loop, settled, rate)
+    return decision, settled
 
-    def left() -> float:
-        return spec.budget - (loop.nodes if nodes_mode else loop.elapsed())
 
-    decision, settled, rate = settle_play(engine, position, dice, match, decision, spec.settle, left,
-                                          nodes_mode=nodes_mode, rate=loop.model.trial_rate)
+def _left(spec: Think, loop: _Deepening) -> Callable[[], float]:
+    """What is left of the budget: seconds on the loop's clock, or nodes."""
+    if spec.mode == "nodes":
+        return lambda: spec.budget - loop.nodes
+    return lambda: spec.budget - loop.elapsed()
+
+
+def _learn_trials(loop: _Deepening, settled: Settled, rate: float) -> None:
     if settled.trials:
         loop.model.trial_rate += 0.5 * (rate - loop.model.trial_rate)
         loop.nodes += settled.nodes
-    return decision, settled
 
 
 def think_cube(engine: Any, position: Any, match: MatchState | None = None, think: Any = "fibsbot strong", *,
@@ -459,7 +466,15 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
         decision, reached = out[0], plies
         loop.steps.append(Step(plies, nodes, out[1], decision.action))
     assert decision is not None
-    return loop.result(decision, reached, reached)
+    settled = None
+    if spec.settle is not None and spec.settle.cubes and not loop.cut:
+        decision, settled, rate = settle_cube(engine, position, match, decision, spec.settle, _left(spec, loop),
+                                              nodes_mode=spec.mode == "nodes", rate=loop.model.trial_rate,
+                                              beavers=beavers, plies=reached, clock=loop.clock)
+        _learn_trials(loop, settled, rate)
+    result = loop.result(decision, reached, reached)
+    result.settled = settled
+    return result
 
 
 class Thinker:

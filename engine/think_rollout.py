@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from engine import rollout
+from engine.cube import CubeDecision, cube_info, decision_of
 from engine.levels import Settle
 from engine.match import MatchState
+from engine.probabilities import CubeEquities
 from engine.search import Candidate, MoveDecision
 
 FULL_GAME_PLIES = 60  # a rollout to the end: a typical game's remaining half-moves, for node counts
@@ -78,51 +80,87 @@ def seed_of(position: Any, dice: tuple[int, int]) -> int:
 
 def settle_play(engine: Any, position: Any, dice: tuple[int, int], match: MatchState | None,
                 decision: MoveDecision, spec: Settle, left: Callable[[], float], *, nodes_mode: bool,
-                rate: float) -> tuple[MoveDecision, Settled, float]:
+                rate: float, clock: Callable[[], float] = time.perf_counter) -> tuple[MoveDecision, Settled, float]:
     """Rolls out the close plays of ``decision`` while ``left()`` (seconds, or
     nodes in ``nodes_mode``) covers the next chunk; ``rate``: the seconds a
-    trial of one play is expected to take (learned by the caller). Returns the
+    trial of one play is expected to take on ``clock`` (learned by the caller). Returns the
     decision (reordered if the rollout changed it), what was done, and the
     rate measured (the given one if nothing ran)."""
     plays = close_plays(decision, spec)
     if not plays:
         return decision, Settled(0, 0, 0, False), rate
     money = match or MatchState(length=0, jacoby=True)
-    settings = rollout.RolloutSettings(trials=spec.max_trials, level="expert", truncate=spec.truncate,
-                                       seed=seed_of(position, dice), variance_reduction=spec.variance_reduction,
-                                       cubeful=True)
-    job = rollout.RolloutJob.of(position, replace(money, dice=dice), [c.move for c in plays], settings)
+    job = rollout.RolloutJob.of(position, replace(money, dice=dice), [c.move for c in plays],
+                                _settings(spec, seed_of(position, dice)))
+    values, done, rate = _roll(engine, job, spec, left, nodes_mode, rate, clock)
+    if values is None:
+        return decision, done, rate
+    order = _ranking(values, spec)
+    result = job.summarise([values[:, j, :] for j in range(len(plays))])
+    rolled = [replace(plays[j], equity=float(result.candidates[j].cubeful_equity or 0.0)) for j in order]
+    rest = [c for c in decision.candidates if all(c is not p for p in plays)]
+    settled = MoveDecision(rolled[0].move, decision.level, decision.settings, None)
+    settled._candidates = rolled + rest  # noqa: SLF001 (a decision built from candidates, not a C blob)
+    return settled, replace(done, changed=order[0] != 0), rate
+
+
+def settle_cube(engine: Any, position: Any, match: MatchState | None, decision: CubeDecision, spec: Settle,
+                left: Callable[[], float], *, nodes_mode: bool, rate: float, beavers: bool = True,
+                plies: int = 2, clock: Callable[[], float] = time.perf_counter) -> tuple[CubeDecision, Settled, float]:
+    """The cube decision's rollout step (``Settle.cubes``): where doubling or
+    taking is within the window, no double and double/take are rolled out as
+    :func:`settle_play` rolls out plays, and gnubg's classes are read off the
+    rolled-out equities (double/pass: 1, or the match's value)."""
+    nd, dt, dp = decision.equities
+    if not decision.cube_available or min(abs(min(dt, dp) - nd), abs(dt - dp)) > spec.window:
+        return decision, Settled(0, 0, 0, False), rate
+    money = match or MatchState(length=0, jacoby=True)
+    job = rollout.RolloutJob.of(position, money, "cube", _settings(spec, seed_of(position, (0, 0))))
+    values, done, rate = _roll(engine, job, spec, left, nodes_mode, rate, clock)
+    if values is None or done.trials < spec.min_trials:
+        return decision, done, rate
+    result = job.summarise([values[:, 0, :], values[:, 1, :]])
+    nd, dt, dp = (float(c.cubeful_equity or 0.0) for c in result.candidates[:3])
+    ci = cube_info(money, money.on_roll, beavers=beavers)
+    probabilities = result.candidates[0].probabilities
+    code, optimal = ci.classify(nd, dt, dp, probabilities[1])
+    settled = decision_of(code, optimal, CubeEquities(nd, dt, dp), ci, probabilities, plies)
+    changed = (settled.should_double, settled.should_take) != (decision.should_double, decision.should_take)
+    return settled, replace(done, changed=changed), rate
+
+
+def _settings(spec: Settle, seed: int) -> rollout.RolloutSettings:
+    return rollout.RolloutSettings(trials=spec.max_trials, level="expert", truncate=spec.truncate, seed=seed,
+                                   variance_reduction=spec.variance_reduction, cubeful=True)
+
+
+def _roll(engine: Any, job: rollout.RolloutJob, spec: Settle, left: Callable[[], float], nodes_mode: bool,
+          rate: float, clock: Callable[[], float]) -> tuple[np.ndarray | None, Settled, float]:
+    """Trials of ``job`` in chunks while ``left()`` covers the next: the
+    per-trial values (None if none ran), what was done, the rate measured."""
     alternatives = job.alternatives()
-    per_trial = trial_nodes(spec) * len(plays)
+    width = len(alternatives)
+    per_trial = trial_nodes(spec) * width
     blocks: list[np.ndarray] = []
     done = spent_nodes = 0
     spent = 0.0
     while done < spec.max_trials:
         # as many trials as fit, at most a chunk; the first chunk is short, as
         # it measures this position's own rate (races' trials are cheap)
-        one = per_trial if nodes_mode else len(plays) * rate * TIME_SAFETY
+        one = per_trial if nodes_mode else width * rate * TIME_SAFETY
         room = left() - spent_nodes if nodes_mode else left()
         n = min(spec.chunk if blocks else FIRST_CHUNK, spec.max_trials - done, int(room / one))
         if n < 1:
             break
-        t0 = time.perf_counter()
+        t0 = clock()
         blocks.append(job.run_range(engine, done, n, threads=1, alternatives=alternatives))
-        seconds = time.perf_counter() - t0
+        seconds = clock() - t0
         spent += seconds
-        rate = seconds / (n * len(plays))
+        rate = seconds / (n * width)
         done += n
         spent_nodes += n * per_trial
-    if not blocks:
-        return decision, Settled(len(plays), 0, 0, False), rate
-    values = np.concatenate(blocks, axis=0)
-    order = _ranking(values, spec)
-    changed = order[0] != 0
-    result = job.summarise([values[:, j, :] for j in range(len(plays))])
-    rolled = [replace(plays[j], equity=float(result.candidates[j].cubeful_equity or 0.0)) for j in order]
-    rest = [c for c in decision.candidates if all(c is not p for p in plays)]
-    settled = MoveDecision(rolled[0].move, decision.level, decision.settings, None)
-    settled._candidates = rolled + rest  # noqa: SLF001 (a decision built from candidates, not a C blob)
-    return settled, Settled(len(plays), done, spent_nodes, changed, spent), rate
+    settled = Settled(width, done, spent_nodes, False, spent)
+    return (np.concatenate(blocks, axis=0) if blocks else None), settled, rate
 
 
 def _ranking(values: np.ndarray, spec: Settle) -> list[int]:
@@ -145,4 +183,4 @@ def _ranking(values: np.ndarray, spec: Settle) -> list[int]:
     return [chosen, *others]
 
 
-__all__ = ["Settled", "close_plays", "seed_of", "settle_play", "trial_nodes"]
+__all__ = ["Settled", "close_plays", "seed_of", "settle_cube", "settle_play", "trial_nodes"]

@@ -2,6 +2,7 @@
 repeatability, the numbers against a plain rollout, the switching rule, notes."""
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -142,3 +143,25 @@ def test_the_equal_time_report_counts_the_rollout_step():
     assert "rollout step: ran in 2 decisions, trials median 30 (fewest 12, most 30), changed the search's play in 1" \
         in text
     assert "paired gnubg - ours: +0.67 mEMG" in text
+
+
+def test_a_close_cube_decision_is_rolled_out(engine):
+    from engine.bench.equal_time import self_play_spots
+    from engine.think import think_cube
+    from engine.think_rollout import settle_cube
+
+    settle = Settle(cubes=True)
+    spot = next(s.position for s in self_play_spots(engine, 1, 40, seed=77) if s.dice is None and settle_cube(
+        engine, s.position, MONEY, engine.cube_decision(s.position, match=MONEY, level="world class"), settle,
+        lambda: 0.0, nodes_mode=True, rate=1.0)[1].plays)
+    bare = think_cube(engine, spot, MONEY, Think(10**6, mode="nodes", cube_plies=2), threads=1)
+    level = Think(bare.nodes + 30 * trial_nodes(settle) * 2, mode="nodes", cube_plies=2, settle=settle)
+    t = think_cube(engine, spot, MONEY, level, threads=1)
+    assert t.settled is not None and t.settled.trials == 30 and t.nodes == level.budget
+    plain = engine.rollout(spot, MONEY, candidates="cube", trials=30, truncate=3, seed=seed_of(spot, (0, 0)),
+                           threads=1)
+    assert t.decision.equities == pytest.approx([c.cubeful_equity for c in plain.candidates[:3]], abs=1e-6)
+    assert t.decision.action.lower() == plain.action.lower()
+    assert think_cube(engine, spot, MONEY, level, threads=1).decision == t.decision  # a node budget repeats
+    # without the cube step, or without nodes for it, the search's decision stands
+    assert think_cube(engine, spot, MONEY, replace(level, settle=Settle()), threads=1).decision == bare.decision
