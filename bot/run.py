@@ -56,7 +56,9 @@ def engine_decider(cfg: BotConfig) -> Decider:
     from bot.player.thinking import ThinkingDecider
     from engine.evaluator import Engine
 
-    return ThinkingDecider(Engine(cfg.engine.data_dir))
+    decider = ThinkingDecider(Engine(cfg.engine.data_dir))
+    decider.warm_up(cfg.engine.playing_level())
+    return decider
 
 
 async def start_status(cfg: BotConfig, session: Session, player: Player, meter: status.Meter,

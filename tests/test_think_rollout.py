@@ -165,3 +165,13 @@ def test_a_close_cube_decision_is_rolled_out(engine):
     assert think_cube(engine, spot, MONEY, level, threads=1).decision == t.decision  # a node budget repeats
     # without the cube step, or without nodes for it, the search's decision stands
     assert think_cube(engine, spot, MONEY, replace(level, settle=Settle()), threads=1).decision == bare.decision
+
+
+def test_the_bot_warms_up_a_thinking_level(engine):
+    from bot.player.thinking import ThinkingDecider
+
+    decider = ThinkingDecider(engine)
+    decider.warm_up("world class")
+    assert decider.model.seen == {1: 0, 2: 0, 3: 0, 4: 0}  # a gnubg level: nothing to learn
+    decider.warm_up(Think(5.0, max_plies=2, cube_plies=2))
+    assert decider.model.seen[2] == 1 and decider.model.part("cube").seen[2] == 1

@@ -14,6 +14,8 @@ from engine.position import Move, Position
 from engine.records import EngineNote
 from engine.think import CostModel, ThinkResult, think_cube, think_move
 
+WARM_UP_POSITION = "kZ8gIGy2rMQREA"  # a contact position where World class searches 8 plays of a 4-3
+
 
 @dataclass(frozen=True)
 class ThoughtMove:
@@ -48,6 +50,15 @@ class ThinkingDecider:
     def __init__(self, engine: Any, model: CostModel | None = None) -> None:
         self.engine = engine
         self.model = model or CostModel()
+
+    def warm_up(self, level: str | Level | Think) -> None:
+        """At a thinking-time level, plays a middle-game roll and cube decision
+        once: the engine's first search allocates its cache and the cost model
+        learns this machine's speed before a clock runs."""
+        if isinstance(level, Think):
+            position = Position.from_position_id(WARM_UP_POSITION)
+            self.best_move(position, (4, 3), None, level)
+            self.cube_decision(position, None, level)
 
     def best_move(self, position: Position, dice: tuple[int, int], match: MatchState | None = None,
                   level: str | Level | Think = "expert") -> Any:
