@@ -180,8 +180,10 @@ def describe_choice(choice: LevelChoice) -> str:
         think = playing_level(choice)
         assert isinstance(think, Think)
         unit = "s" if think.mode == "time" else " search nodes"
-        rolled = (f", then its close plays rolled out ({think.settle.truncate or 'full'}-ply trials)"
-                  if think.settle is not None else "")
+        rolled = ""
+        if think.settle is not None:
+            what = "close plays and cube decisions" if think.settle.cubes else "close plays"
+            rolled = f", then its {what} rolled out ({think.settle.truncate or 'full'}-ply trials)"
         return (f"{think.label}: the deepest gnubg search (up to {think.max_plies}-ply) that fits "
                 f"{think.budget:g}{unit} per decision{rolled}")
     if isinstance(choice, str):

@@ -310,9 +310,11 @@ class Think:
 THINK_LEVELS: dict[str, Think] = {
     # gnubg World class's mean CPU time per decision on the development machine
     # (47-60 ms, the gnubg package on one thread): World class's own search, then
-    # the close plays rolled out in the time left (3-ply trials, variance
-    # reduction), chosen by the equal-time benchmark (README "Think-time levels")
-    "fibsbot strong": Think(budget=0.06, move_filter="normal", max_plies=2, settle=Settle(), name="fibsbot strong"),
+    # the close plays and cube decisions rolled out in the time left (3-ply
+    # trials, variance reduction), chosen by the equal-time benchmark (README
+    # "Think-time levels")
+    "fibsbot strong": Think(budget=0.06, move_filter="normal", max_plies=2, cube_plies=2, settle=Settle(cubes=True),
+                            name="fibsbot strong"),
 }
 """Named thinking-time levels (README "Think-time levels" says how each was chosen)."""
 
