@@ -20,6 +20,11 @@
  * order afterwards, so results never depend on the thread count (the shared
  * position cache holds exact 0-ply outputs, so hits and misses agree).
  *
+ * Cancelling (settings->cancel): the flag is read before each roll of an
+ * internal node and each task; once set, nodes stop with zeros, the threads
+ * leave their loops and the job reports BG_SEARCH_ERR_CANCELLED, so no value
+ * of a cut subtree is used (the cache only ever receives whole 0-ply outputs).
+ *
  * gnubg 1.1 (the `gnubg` package) picks its cube-efficiency parameters by the
  * depth of the evaluation context (cube.c): the leaves of an n-ply search use
  * the context's set; the 0-ply move choices inside the tree use it too when
