@@ -225,16 +225,21 @@ typedef struct {
                              * preference for more chequers off or a lower rearmost one) */
     int threads;            /* search threads; 0 = every core this process may use */
     bg_move_filter filter[4][4]; /* filter[n-1][k] for an n-ply search (n > 4: row 4) */
+    const volatile int *cancel; /* NULL (never), or a flag the search polls between rolls and
+                                 * tasks: once it reads nonzero the call stops and returns
+                                 * BG_SEARCH_ERR_CANCELLED (set it from any thread; clear it
+                                 * only between calls) */
 } bg_search_settings;
 
 enum {
     BG_SEARCH_ERR_BOARD = -1,    /* a side has more than 15 chequers */
     BG_SEARCH_ERR_DICE = -2,
     BG_SEARCH_ERR_SETTINGS = -3,
-    BG_SEARCH_ERR_MEMORY = -4
+    BG_SEARCH_ERR_MEMORY = -4,
+    BG_SEARCH_ERR_CANCELLED = -6 /* settings->cancel was set: no result (-5: rollouts' board) */
 };
 
-/* Expert (0-ply cubeful, no noise, gnubg 1.1 efficiencies, all cores, Normal filter). */
+/* Expert (0-ply cubeful, no noise, gnubg 1.1 efficiencies, all cores, Normal filter, no cancel flag). */
 void bg_search_settings_init(bg_search_settings *s);
 /* The number of cores `threads = 0` uses. */
 int bg_search_default_threads(void);

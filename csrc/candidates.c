@@ -168,9 +168,10 @@ static int score_moves(search_context *cx, search_scratch *sc, const bg_board *r
         rn->top = 0;
         rn->plies = k;
     }
-    if (search_run_job(&cx->w, sc, roots, n, k > 0 ? cx->threads : 1)) {
+    int rc = search_run_job(&cx->w, sc, roots, n, k > 0 ? cx->threads : 1);
+    if (rc) {
         free(roots);
-        return BG_SEARCH_ERR_MEMORY;
+        return rc; /* out of memory or cancelled */
     }
     for (int i = 0; i < n; i++) {
         search_root *rn = &roots[i];
@@ -199,6 +200,8 @@ int bg_best_move(const bg_engine *e, bg_cache *cache, const unsigned int *board,
     int rc = search_context_init(&cx, e, cache, s, s ? s->cubeful : 1);
     if (rc)
         return rc;
+    if (search_cancelled(&cx.w))
+        return BG_SEARCH_ERR_CANCELLED;
     search_scratch *sc = search_thread_scratch();
     if (!sc)
         return BG_SEARCH_ERR_MEMORY;

@@ -20,6 +20,11 @@
  * order afterwards, so results never depend on the thread count (the shared
  * position cache holds exact 0-ply outputs, so hits and misses agree).
  *
+ * Cancelling (settings->cancel): the flag is read before each roll of an
+ * internal node and each task; once set, nodes stop with zeros, the threads
+ * leave their loops and the job reports BG_SEARCH_ERR_CANCELLED, so no value
+ * of a cut subtree is used (the cache only ever receives whole 0-ply outputs).
+ *
  * gnubg 1.1 (the `gnubg` package) picks its cube-efficiency parameters by the
  * depth of the evaluation context (cube.c): the leaves of an n-ply search use
  * the context's set; the 0-ply move choices inside the tree use it too when
@@ -345,6 +350,13 @@ static void roll_children(search_worker *w, const bg_board b, const bg_cubeinfo 
     bg_board nb[21];
     int dedupe = w->repeatable && child_plies > 0;
     for (int r = 0; r < 21; r++) {
+        if (search_cancelled(w)) { /* cut: the call reports it, these values reach nothing */
+            for (; r < 21; r++) {
+                memset(rout[r], 0, 5 * sizeof(float));
+                memset(rcf + (size_t)r * stride, 0, (size_t)nk * sizeof(float));
+            }
+            return;
+        }
         float known[5];
         int kc = 0;
         int has = choose_move(w, b, ROLL[r][0], ROLL[r][1], ci_move, rc, nb[r], known, &kc);
@@ -500,10 +512,15 @@ static void list_children(job *jb)
 static void job_loop(search_worker *w, job *jb)
 {
     for (;;) {
+        if (search_cancelled(w))
+            return; /* the tasks left are skipped; search_run_job reports the cut */
         int t = atomic_fetch_add(&jb->next, 1);
         if (t >= jb->n_ready) {
-            while (!atomic_load_explicit(&jb->children_ready, memory_order_acquire))
+            while (!atomic_load_explicit(&jb->children_ready, memory_order_acquire)) {
+                if (search_cancelled(w))
+                    return; /* a skipped play may leave the children unlisted */
                 sched_yield(); /* the last plays are short */
+            }
             if (t >= jb->n_tasks)
                 break;
         }
@@ -589,7 +606,7 @@ int search_run_job(const search_worker *proto, search_scratch *sc, search_root *
     if (!jb.task_root || !jb.task_roll) {
         free(jb.task_root);
         free(jb.task_roll);
-        return -1;
+        return BG_SEARCH_ERR_MEMORY;
     }
     /* split roots' plays, the other internal roots' rolls (the long tasks), leaves */
     int t = 0;
@@ -622,6 +639,8 @@ int search_run_job(const search_worker *proto, search_scratch *sc, search_root *
     bg_pool_join(&pool);
     free(jb.task_root);
     free(jb.task_roll);
+    if (search_cancelled(proto))
+        return BG_SEARCH_ERR_CANCELLED; /* some tasks may have been cut or skipped */
     for (int i = 0; i < n_roots; i++)
         root_finish(&roots[i]);
     return 0;
@@ -670,6 +689,7 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
     w->low_eff_choice = w->prune ? w->low_eff : s->efficiency_set == 1;
     w->cache = s->noise > 0.0f ? NULL : cache;
     w->repeatable = s->noise == 0.0f || s->deterministic;
+    w->cancel = s->cancel;
     cx->threads = 1; /* 0-ply work is one task: it never asks for the cores (a system call) */
     if (s->noise > 0.0f && !s->deterministic) {
         bg_isaac_seed(&cx->rng, s->seed);
@@ -685,6 +705,8 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
 int search_eval_root(search_context *cx, const bg_board b, const bg_cubeinfo *ci,
                      const bg_cubeinfo *cps, int n, int top, int plies, float out[5], float *cf)
 {
+    if (search_cancelled(&cx->w))
+        return BG_SEARCH_ERR_CANCELLED;
     search_scratch *sc = search_thread_scratch();
     if (!sc)
         return BG_SEARCH_ERR_MEMORY;
@@ -711,7 +733,7 @@ int search_eval_root(search_context *cx, const bg_board b, const bg_cubeinfo *ci
             cf[i] = rn->cf[i];
     }
     free(rn);
-    return rc ? BG_SEARCH_ERR_MEMORY : 0;
+    return rc;
 }
 
 /* ---- entry points for rollouts (rollout.c) ---------------------------------------------------- */

@@ -53,8 +53,13 @@ typedef struct {
                                chosen move's 0-ply outputs serve as the child leaf and
                                the equal children of a node are evaluated once */
     bg_isaac *rng;          /* random noise only (one thread) */
+    const volatile int *cancel; /* the settings' cancel flag (NULL: none) */
     search_scratch *sc;     /* this thread's */
 } search_worker;
+
+/* Whether the search's cancel flag is set: a cut search's values are garbage
+ * and never reach a result or the cache (which holds 0-ply outputs only). */
+static inline int search_cancelled(const search_worker *w) { return w->cancel && *w->cancel; }
 
 /* The five outputs of a position's probabilities. */
 enum { W = 0, WG = 1, WBG = 2, LG = 3, LBG = 4 };
@@ -93,13 +98,14 @@ int search_context_init(search_context *cx, const bg_engine *e, bg_cache *cache,
                         const bg_search_settings *s, int cubeful);
 
 /* Evaluates every root on up to `threads` threads (the caller's with scratch
- * sc among them); 0, or -1 when out of memory. */
+ * sc among them); 0, BG_SEARCH_ERR_MEMORY, or BG_SEARCH_ERR_CANCELLED (the
+ * roots' values are then unset). */
 int search_run_job(const search_worker *proto, search_scratch *sc, search_root *roots, int n_roots,
                    int threads);
 
 /* One root b evaluated at `plies` (cubeful: with the n cube positions cps;
  * top: no doubling at the root): its cubeless outputs and cubeful values. 0,
- * or BG_SEARCH_ERR_MEMORY. */
+ * BG_SEARCH_ERR_MEMORY or BG_SEARCH_ERR_CANCELLED. */
 int search_eval_root(search_context *cx, const bg_board b, const bg_cubeinfo *ci,
                      const bg_cubeinfo *cps, int n, int top, int plies, float out[5], float *cf);
 

@@ -19,3 +19,7 @@ class DataFileError(OSError):
 
 class EngineError(RuntimeError):
     """The engine failed (a C call reported an error)."""
+
+
+class SearchCancelled(EngineError):
+    """A search stopped by its cancel flag (engine.search.Cancel) before it finished: no result."""

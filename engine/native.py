@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from engine import _fast
 from engine._core import ffi as _ffi
 from engine._core import lib as _lib
-from engine.errors import DataFileError, EngineError, IllegalMoveError
+from engine.errors import DataFileError, EngineError, IllegalMoveError, SearchCancelled
 from engine.levels import EFFICIENCY_SETS, EvalSettings
 from engine.probabilities import CubeEquities, Probabilities
 
@@ -44,6 +44,7 @@ ERRORS: dict[int, tuple[type[Exception], str]] = {
     -3: (ValueError, "bad {what} settings"),
     -4: (EngineError, "out of memory in the {what}"),
     -5: (ValueError, "a candidate's board is not a legal position"),
+    -6: (SearchCancelled, "the {what} was cancelled"),
 }
 
 
@@ -216,10 +217,14 @@ class SearchSettings(Handle):
         table = settings.filter_table
         for n in range(4):
             for k in range(n + 1):
-                accept, extra, threshold = table[n][k]
-                cs.filter[n][k].accept = accept
-                cs.filter[n][k].extra = extra
-                cs.filter[n][k].threshold = threshold
+                f = cs.filter[n][k]
+                f.accept, f.extra, f.threshold = table[n][k]
+
+    def polling(self, flag: int) -> Handle:
+        """A copy whose search polls the C int at address ``flag`` (engine.search.Cancel)."""
+        copy = _ffi.new("bg_search_settings *", self._c[0])
+        copy.cancel = _ffi.cast("int *", flag)
+        return Handle(copy)
 
 
 class RolloutSettings(Handle):
@@ -386,8 +391,7 @@ def count_moves(boards: np.ndarray, dice: np.ndarray) -> int:
     """The number of plays of every board (rows of 50 uint32 counts) for every roll
     (rows of two int32 dice), read in place."""
     import numpy as np
-    b = np.ascontiguousarray(boards, dtype=np.uint32)
-    d = np.ascontiguousarray(dice, dtype=np.int32)
+    b, d = np.ascontiguousarray(boards, dtype=np.uint32), np.ascontiguousarray(dice, dtype=np.int32)
     return int(_lib.bg_count_moves(_ffi.from_buffer("unsigned int[]", b), b.size // 50,
                                    _ffi.from_buffer("int[]", d), d.size // 2))
 
@@ -398,8 +402,7 @@ def count_moves(boards: np.ndarray, dice: np.ndarray) -> int:
 def evaluate_many(engine: EngineHandle, data: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
     """0-ply outputs (an (n, 5) float32 array) and class codes of ``n`` 50-byte boards."""
     import numpy as np
-    out = np.empty((n, 5), dtype=np.float32)
-    classes = np.empty(n, dtype=np.int32)
+    out, classes = np.empty((n, 5), dtype=np.float32), np.empty(n, dtype=np.int32)
     if n:
         rc = _lib.bg_evaluate_many8(engine._c, engine._cache, data, n, _ffi.from_buffer("float[]", out),
                                     _ffi.from_buffer("int[]", classes))
@@ -412,8 +415,7 @@ def evaluate_ids(engine: EngineHandle, raw: bytes, n: int, threads: int) -> tupl
     """:func:`evaluate_many` of ``n`` position IDs end to end, decoded in C on
     ``threads`` threads (0: every core); None when an ID is bad."""
     import numpy as np
-    out = np.empty((n, 5), dtype=np.float32)
-    classes = np.empty(n, dtype=np.int32)
+    out, classes = np.empty((n, 5), dtype=np.float32), np.empty(n, dtype=np.int32)
     if n and _lib.bg_evaluate_ids(engine._c, engine._cache, raw, n, threads, _ffi.from_buffer("float[]", out),
                                   _ffi.from_buffer("int[]", classes)):
         return None

@@ -23,6 +23,11 @@ Threads: searches of 1 ply or more split the rolls below each candidate over
 ``threads`` threads (default: every core this process may use); results do not
 depend on the thread count. A random-noise context runs on one thread.
 
+Cancelling: :func:`best_move` and :func:`cube_decision` take ``cancel``, a
+:class:`Cancel`; setting it from another thread stops the search within one
+roll of a node and the call raises :class:`engine.errors.SearchCancelled` (a
+search that ends anyway may raise it too: a set flag never yields a result).
+
 >>> from engine.evaluator import Engine
 >>> from engine.position import Position
 >>> d = best_move(Engine(), Position.initial(), (3, 1))
@@ -32,6 +37,7 @@ depend on the thread count. A random-noise context runs on one thread.
 
 from __future__ import annotations
 
+import array
 import functools
 import threading
 import time
@@ -57,6 +63,24 @@ _new = object.__new__
 
 
 # ---- levels and settings ---------------------------------------------------------------
+
+
+class Cancel:
+    """A search's cancel flag, one-shot: :meth:`set` (from any thread) stops the
+    searches given it within one roll of a node; they raise SearchCancelled."""
+
+    __slots__ = ("_flag", "address")
+
+    def __init__(self) -> None:
+        self._flag = array.array("i", [0])  # the C int the search polls (never resized: it stays put)
+        self.address: int = self._flag.buffer_info()[0]
+
+    def set(self) -> None:
+        self._flag[0] = 1
+
+    @property
+    def is_set(self) -> bool:
+        return bool(self._flag[0])
 
 
 def resolve_level(level: LevelLike) -> Level:
@@ -250,16 +274,19 @@ class MoveDecision:
 
 def best_move(engine: EngineCore, position: PositionLike, dice: tuple[int, int], match: MatchState | None = None,
               level: LevelLike = "expert", *, threads: int | None = None,
-              max_candidates: int = _MAX_MOVES) -> MoveDecision:
+              max_candidates: int = _MAX_MOVES, cancel: Cancel | None = None) -> MoveDecision:
     """gnubg's play at ``level`` for ``match.on_roll`` (``position.board[1]``) and ``dice``.
 
-    ``max_candidates`` limits the ranked list kept (the choice is unaffected).
+    ``max_candidates`` limits the ranked list kept (the choice is unaffected);
+    ``cancel``: a flag that stops the search (it raises SearchCancelled).
     """
     c = _call_context(engine, level, match, threads, True, False)
     d1, d2 = dice
     key = board_bytes(position)
-    n, blob = native.best(engine._engine_addr, engine._cache_addr, key, d1, d2, c.c_settings_addr,
-                          c.cube_info_addr, max_candidates if type(max_candidates) is int else int(max_candidates))
+    held = None if cancel is None else c.c_settings.polling(cancel.address)
+    n, blob = native.best(engine._engine_addr, engine._cache_addr, key, d1, d2,
+                          c.c_settings_addr if held is None else held.address, c.cube_info_addr,
+                          max_candidates if type(max_candidates) is int else int(max_candidates))
     if n <= 0:
         _check(n)
         return MoveDecision(Move(), c.level.name, c.settings, None)
@@ -297,16 +324,19 @@ def evaluate_nply(engine: EngineCore, position: PositionLike, match: MatchState 
 
 def cube_decision(engine: EngineCore, position: PositionLike, match: MatchState | None = None,
                   level: LevelLike = "expert", *, threads: int | None = None,
-                  beavers: bool = True) -> CubeDecision:
+                  beavers: bool = True, cancel: Cancel | None = None) -> CubeDecision:
     """gnubg's cube decision for ``match.on_roll`` (``position.board[1]``, before rolling).
 
     The side that was doubled reads ``.should_take`` (the position seen from the
     doubler). ``beavers``: money play allows beavers (gnubg's default).
+    ``cancel``: a flag that stops the search (it raises SearchCancelled).
     """
     c = _call_context(engine, level, match, threads, beavers, True)
     key = board_bytes(position)
+    held = None if cancel is None else c.c_settings.polling(cancel.address)
     code, optimal, equities, pre_win, available, double_point, beavering = native.cube(
-        engine._engine_addr, engine._cache_addr, key, c.c_settings_addr, c.cube_info_addr)
+        engine._engine_addr, engine._cache_addr, key, c.c_settings_addr if held is None else held.address,
+        c.cube_info_addr)
     return decision_from_c(_check(code), optimal, equities, pre_win, available, double_point, beavering,
                            c.settings.plies)
 
@@ -475,6 +505,6 @@ def format_hint(engine: EngineCore, position: PositionLike, dice: Dice | None = 
     return "\n".join(lines)
 
 
-__all__ = ["Candidate", "MoveDecision", "NplyEvaluation", "accept_resignation", "best_move",
+__all__ = ["Cancel", "Candidate", "MoveDecision", "NplyEvaluation", "accept_resignation", "best_move",
            "best_moves", "c_settings", "cube_decision", "cube_decisions", "default_threads", "evaluate_nply",
            "format_hint", "resign_offer", "resolve_level"]

@@ -28,7 +28,7 @@ starts when the time spent plus its predicted time fits the budget; a
 prediction that proves wrong is cut at ``budget * (1 + margin / 2)`` (wall clock;
 the other half of the margin covers waking up and returning):
 the decision of the depth already done is returned then, and the abandoned
-search finishes on its own thread, its answer unused.
+search is cancelled (it stops within a roll of a node, its thread ends).
 
 Cube decisions deepen the same way (:func:`think_cube`), up to ``cube_plies``.
 
@@ -52,7 +52,7 @@ from engine.cube import CubeDecision
 from engine.levels import FilterTable, Think, think_level
 from engine.match import MatchState
 from engine.records import EngineNote
-from engine.search import Candidate, MoveDecision
+from engine.search import Cancel, Candidate, MoveDecision
 from engine.think_rollout import Settled, settle_cube, settle_play
 
 BRANCH = 21  # distinct rolls
@@ -262,9 +262,11 @@ class ThinkResult:
                 "rollout": None if self.settled is None else self.settled.as_json()}
 
 
-def _within(fn: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
+def _within(fn: Callable[[], Any], timeout: float, cancel: Cancel | None = None) -> tuple[bool, Any]:
     """Runs ``fn`` on a thread; (True, its result) if it ends within ``timeout``
-    seconds, else (False, None) and the thread is left to finish alone."""
+    seconds, else (False, None): ``cancel``, the flag of ``fn``'s search, is set
+    and the thread joined briefly (a cancelled search stops within a roll of a
+    node); without one the thread is left to finish alone."""
     box: list[Any] = []
     errors: list[BaseException] = []
 
@@ -278,6 +280,9 @@ def _within(fn: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
     worker.start()
     worker.join(max(timeout, 0.0))
     if worker.is_alive():
+        if cancel is not None:
+            cancel.set()
+            worker.join(0.01)  # it ends within a millisecond or so; if not, it still stops at its next roll
         return False, None
     if errors:
         raise errors[0]
@@ -318,17 +323,18 @@ class _Deepening:
             predicted = min(predicted, nodes * self.model.low_rate(plies) * self.model.safety)
         return self.elapsed() + predicted <= self.think.budget
 
-    def run(self, plies: int, nodes: int, fn: Callable[[], Any]) -> tuple[bool, Any]:
+    def run(self, plies: int, nodes: int, fn: Callable[[Cancel | None], Any]) -> tuple[bool, Any]:
         t0 = self.clock()
         if self.hard_stop and self.steps:
             # cut at half the margin: the other half covers waking up and returning
             deadline = self.think.budget * (1.0 + self.think.margin / 2) - self.elapsed()
-            done, out = _within(fn, deadline)
+            cancel = Cancel()  # a cut search is cancelled: it stops rather than compete for the cores
+            done, out = _within(lambda: fn(cancel), deadline, cancel)
             if not done:
                 self.cut = True
                 return False, None
         else:
-            out = fn()
+            out = fn(None)
         seconds = self.clock() - t0
         if plies >= 1:
             self.rate = self.model.learn(plies, nodes, seconds, self.rate)
@@ -383,8 +389,9 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
         jumped = False
         settings = spec.checker(plies)
 
-        def search(settings: Any = settings) -> MoveDecision:
-            found: MoveDecision = engine.best_move(position, dice, match=match, level=settings, threads=threads)
+        def search(cancel: Cancel | None, settings: Any = settings) -> MoveDecision:
+            found: MoveDecision = engine.best_move(position, dice, match=match, level=settings, threads=threads,
+                                                   cancel=cancel)
             return found
 
         done, out = loop.run(plies, nodes, search)
@@ -455,9 +462,9 @@ def think_cube(engine: Any, position: Any, match: MatchState | None = None, thin
             break
         jumped = False
 
-        def decide(plies: int = plies) -> CubeDecision:
+        def decide(cancel: Cancel | None, plies: int = plies) -> CubeDecision:
             cube: CubeDecision = engine.cube_decision(position, match=match, level=spec.cube(plies), threads=threads,
-                                                      beavers=beavers)
+                                                      beavers=beavers, cancel=cancel)
             return cube
 
         done, out = loop.run(plies, nodes, decide)

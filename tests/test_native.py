@@ -13,7 +13,7 @@ import pytest
 
 import engine
 from engine import native, rollout, search
-from engine.errors import EngineError
+from engine.errors import EngineError, SearchCancelled
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -41,6 +41,7 @@ def test_only_native_imports_the_compiled_engine() -> None:
     (-3, "rollout", ValueError, "bad rollout settings"),
     (-4, "search", EngineError, "out of memory in the search"),
     (-5, "rollout", ValueError, "a candidate's board is not a legal position"),
+    (-6, "search", SearchCancelled, "the search was cancelled"),
     (-99, "rollout", EngineError, "rollout error -99"),
 ])
 def test_one_error_table(code: int, what: str, kind: type[Exception], text: str) -> None:

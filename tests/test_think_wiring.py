@@ -45,7 +45,8 @@ def test_bot_yaml_takes_think_levels_and_keeps_the_old_shapes(tmp_path: pathlib.
     assert isinstance(played, Think) and (played.budget, played.mode) == (300.0, "nodes")
     assert cfg.engine.strength is None and "300 search nodes" in cfg.engine.describe_level()
     assert choice_name(cfg.local.opponent_level) == "fibsbot strong"
-    assert "0.06s per decision, then its close plays and cube decisions rolled out" in describe_choice(cfg.local.opponent_level)
+    assert "0.06s per decision, then its close plays and cube decisions rolled out" in describe_choice(
+        cfg.local.opponent_level)
     path = tmp_path / "bot.yaml"
     path.write_text("engine:\n  level: {think: 1.5}\n")
     from bot.config import load
