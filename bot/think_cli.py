@@ -33,6 +33,9 @@ def hint_data(engine: Any, position: Position, match: MatchState | None, dice: t
                            "match_id": match.match_id() if match is not None else None,
                            "dice": list(dice) if dice else None}
     think = think_level(level) if isinstance(level, (Think, dict)) or is_think_level(level) else None
+    if think is not None and think.mode == "time":
+        # the engine's first search sets up its cache and tables: paid before the budget's clock runs
+        engine.best_move(position, dice or (2, 1), match=match, level="expert")
     if dice is not None:
         if think is not None:
             result = think_move(engine, position, dice, match=match, think=think, threads=None)
