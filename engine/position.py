@@ -379,11 +379,13 @@ class Position:
         With ``dice`` the move must be one of the legal plays for that roll.
         """
         if dice is not None:
-            for legal, result in self.legal_plays(*dice):
-                if legal == move:
-                    return result
-            result = self._apply(move)
-            if any(r == result for _, r in self.legal_plays(*dice)):
+            # a play is legal when its result is one of the roll's results (compared
+            # as 50-byte keys: a roll of doubles has hundreds of plays to format)
+            try:
+                result: Position | None = self._apply(move)
+            except IllegalMoveError:
+                result = None
+            if result is not None and self.legal_play_to(*dice, result) is not None:
                 return result
             raise IllegalMoveError(f"{move} is not a legal play for {dice[0]}{dice[1]} in {self.position_id()}")
         return self._apply(move)
