@@ -431,10 +431,13 @@ def _settle(engine: Any, position: Any, dice: tuple[int, int], match: MatchState
 
 
 def _left(spec: Think, loop: _Deepening) -> Callable[[], float]:
-    """What is left of the budget: seconds on the loop's clock, or nodes."""
+    """What is left for the rollout step: seconds on the loop's clock, or nodes."""
     if spec.mode == "nodes":
         return lambda: spec.budget - loop.nodes
-    return lambda: spec.budget - loop.elapsed()
+    # on the wall clock the step aims at half the margin short of the budget: a
+    # chunk that a busy machine stretches still ends inside budget + margin
+    end = spec.budget * (1.0 - spec.margin / 2) if loop.hard_stop else spec.budget
+    return lambda: end - loop.elapsed()
 
 
 def _learn_trials(loop: _Deepening, settled: Settled, rate: float) -> None:
