@@ -249,8 +249,9 @@ class ThinkResult:
         rolled = ""
         if self.settled is not None and self.settled.trials:
             st = self.settled
-            rolled = (f", {st.plays} plays rolled out {st.trials} trials"
-                      + (": the rollout changed the play" if st.changed else ""))
+            what = "no double and double/take" if isinstance(self.decision, CubeDecision) else f"{st.plays} plays"
+            rolled = (f", {what} rolled out {st.trials} trials"
+                      + (": the rollout changed the decision" if st.changed else ""))
         return (f"thought {self.depth} ({spent} of {self.budget:g}{unit}{settled}"
                 + (", deeper search cut" if self.cut else "") + rolled + ")")
 

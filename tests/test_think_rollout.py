@@ -158,6 +158,7 @@ def test_a_close_cube_decision_is_rolled_out(engine):
     level = Think(bare.nodes + 30 * trial_nodes(settle) * 2, mode="nodes", cube_plies=2, settle=settle)
     t = think_cube(engine, spot, MONEY, level, threads=1)
     assert t.settled is not None and t.settled.trials == 30 and t.nodes == level.budget
+    assert "no double and double/take rolled out 30 trials" in t.note and t.depth == "2-ply + 30 trials"
     plain = engine.rollout(spot, MONEY, candidates="cube", trials=30, truncate=3, seed=seed_of(spot, (0, 0)),
                            threads=1)
     assert t.decision.equities == pytest.approx([c.cubeful_equity for c in plain.candidates[:3]], abs=1e-6)
