@@ -413,22 +413,14 @@ def think_move(engine: Any, position: Any, dice: tuple[int, int], match: MatchSt
     deepest = max((c.plies for c in decision.candidates), default=0)
     settled = None
     if spec.settle is not None and n_moves > 1 and not loop.cut:
-        decision, settled = _settle(engine, position, dice, match, decision, spec, loop)
+        decision, settled, rate = settle_play(engine, position, dice, match, decision, spec.settle,
+                                              _left(spec, loop), nodes_mode=spec.mode == "nodes",
+                                              rate=loop.model.trial_rate, clock=loop.clock)
+        _learn_trials(loop, settled, rate)
     result = loop.result(decision, reached, deepest)
     result.settled = settled
     decision.level = f"{spec.label}, {result.depth}"
     return result
-
-
-def _settle(engine: Any, position: Any, dice: tuple[int, int], match: MatchState | None, decision: MoveDecision,
-            spec: Think, loop: _Deepening) -> tuple[MoveDecision, Settled]:
-    """The rollout step (engine/think_rollout.py) in what is left of the budget."""
-    assert spec.settle is not None
-    decision, settled, rate = settle_play(engine, position, dice, match, decision, spec.settle, _left(spec, loop),
-                                          nodes_mode=spec.mode == "nodes", rate=loop.model.trial_rate,
-                                          clock=loop.clock)
-    _learn_trials(loop, settled, rate)
-    return decision, settled
 
 
 def _left(spec: Think, loop: _Deepening) -> Callable[[], float]:

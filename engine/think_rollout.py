@@ -90,8 +90,10 @@ def settle_play(engine: Any, position: Any, dice: tuple[int, int], match: MatchS
     if not plays:
         return decision, Settled(0, 0, 0, False), rate
     money = match or MatchState(length=0, jacoby=True)
-    job = rollout.RolloutJob.of(position, replace(money, dice=dice), [c.move for c in plays],
-                                _settings(spec, seed_of(position, dice)))
+    # the plays are the search's own, legal: the job is built without replaying them
+    # (its alternatives are made once, by _roll)
+    job = rollout.RolloutJob(position.position_id(), replace(money, dice=dice).match_id(),
+                             tuple(str(c.move) for c in plays), _settings(spec, seed_of(position, dice)))
     values, done, rate = _roll(engine, job, spec, left, nodes_mode, rate, clock)
     if values is None:
         return decision, done, rate
@@ -115,7 +117,8 @@ def settle_cube(engine: Any, position: Any, match: MatchState | None, decision: 
     if not decision.cube_available or min(abs(min(dt, dp) - nd), abs(dt - dp)) > spec.window:
         return decision, Settled(0, 0, 0, False), rate
     money = match or MatchState(length=0, jacoby=True)
-    job = rollout.RolloutJob.of(position, money, "cube", _settings(spec, seed_of(position, (0, 0))))
+    job = rollout.RolloutJob(position.position_id(), money.match_id(), "cube",
+                             _settings(spec, seed_of(position, (0, 0))))
     values, done, rate = _roll(engine, job, spec, left, nodes_mode, rate, clock)
     if values is None or done.trials < spec.min_trials:
         return decision, done, rate
